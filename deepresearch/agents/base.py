@@ -1,0 +1,171 @@
+"""The small interface every agent CLI backend implements, and the data that crosses it.
+
+A backend knows two things about its CLI: how to build the argv (and environment) for "run this
+prompt in this folder, non-interactively, with these tools", and how to read what the CLI printed
+into one `AgentResult`. It never starts a process: `agents.runner` does that.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Protocol
+
+
+class FailureKind(StrEnum):
+    """Why an agent call failed; decides between retrying and stopping with advice."""
+
+    NOT_INSTALLED = "not_installed"
+    NOT_LOGGED_IN = "not_logged_in"
+    RATE_LIMITED = "rate_limited"
+    OVERLOADED = "overloaded"  # 5xx / overloaded / server error
+    NETWORK = "network"
+    TIMEOUT = "timeout"
+    CRASHED = "crashed"  # non-zero exit without a recognisable cause
+    BAD_OUTPUT = "bad_output"  # ran, but its output (stdout or output file) is unusable
+    BAD_ARGUMENTS = "bad_arguments"
+    INTERRUPTED = "interrupted"
+
+    @property
+    def retryable(self) -> bool:
+        """Transient failures worth another attempt with backoff."""
+        return self in {
+            FailureKind.RATE_LIMITED,
+            FailureKind.OVERLOADED,
+            FailureKind.NETWORK,
+            FailureKind.TIMEOUT,
+            FailureKind.CRASHED,
+        }
+
+
+class ToolProfile(StrEnum):
+    """What a role may do. Writers (planner, supervisor, reflector, synthesizer, analyst) read the
+    workspace and write their one output file: no shell, no web where the CLI can restrict tools.
+    Researchers (executors) also need the web, a shell (for `deepresearch archive`) and file writes."""
+
+    WRITER = "writer"
+    RESEARCHER = "researcher"
+
+
+@dataclass(frozen=True)
+class AgentRequest:
+    """One agent call: everything a backend needs to build its argv."""
+
+    role: str
+    label: str  # log name: planner, E3, reflector ...
+    prompt: str  # the short inline prompt (points at prompt_file)
+    prompt_file: Path  # the full rendered prompt, under logs/prompts/
+    workdir: Path
+    output_file: Path
+    tools: ToolProfile
+    model: str | None = None
+    extra_args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ProcessOutcome:
+    """What the runner observed of one subprocess."""
+
+    exit_code: int | None  # None when killed on timeout / interrupt
+    stdout: str
+    stderr: str
+    duration: float
+    timed_out: bool = False
+    interrupted: bool = False
+
+
+@dataclass
+class AgentResult:
+    """One parsed agent call: the final text and usage, or a classified failure."""
+
+    ok: bool
+    text: str = ""
+    session_id: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+    failure: FailureKind | None = None
+    message: str = ""  # for the user: what went wrong
+    raw: dict[str, object] = field(default_factory=dict)
+
+    @classmethod
+    def failed(cls, kind: FailureKind, message: str, **usage: object) -> AgentResult:
+        """A failed result of this kind with a message for the user."""
+        result = cls(ok=False, failure=kind, message=message)
+        for key, value in usage.items():
+            setattr(result, key, value)
+        return result
+
+
+class AgentBackend(Protocol):
+    """One agent CLI. Implementations live one per module in `deepresearch/agents/`."""
+
+    name: str  # copilot | claude | gemini | codex | custom
+    executable: str  # the program looked up on PATH
+    install_hint: str  # the command that installs it
+    login_hint: str  # what to run to log in
+
+    def build_argv(self, request: AgentRequest) -> list[str]:
+        """The full argv (executable first) for this request."""
+        ...
+
+    def build_env(self, request: AgentRequest, base: Mapping[str, str]) -> dict[str, str]:
+        """The environment for the call: `base` plus what the CLI needs (bounded retries...)."""
+        ...
+
+    def parse(self, outcome: ProcessOutcome) -> AgentResult:
+        """Read what the CLI printed into a result or a classified failure."""
+        ...
+
+
+# Phrases that CLIs print for each failure class, in the order they are checked.
+_PATTERNS: list[tuple[FailureKind, re.Pattern[str]]] = [
+    (
+        FailureKind.NOT_LOGGED_IN,
+        re.compile(
+            r"not logged in|please run /login|no authentication|unauthori[sz]ed|invalid api key|"
+            r"authentication|\b401\b|api key not valid|login required",
+            re.I,
+        ),
+    ),
+    (FailureKind.RATE_LIMITED, re.compile(r"rate.?limit|too many requests|\b429\b|quota", re.I)),
+    (
+        FailureKind.OVERLOADED,
+        re.compile(r"overloaded|internal server error|server error|\b50[0-4]\b|service unavailable", re.I),
+    ),
+    (
+        FailureKind.NETWORK,
+        re.compile(r"ECONNREFUSED|ECONNRESET|ENOTFOUND|ETIMEDOUT|network error|fetch failed", re.I),
+    ),
+    (FailureKind.BAD_ARGUMENTS, re.compile(r"unknown option|unexpected argument|invalid option", re.I)),
+]
+
+
+def classify_text(text: str, default: FailureKind = FailureKind.CRASHED) -> FailureKind:
+    """The failure class whose phrases appear in `text`, else `default`."""
+    for kind, pattern in _PATTERNS:
+        if pattern.search(text):
+            return kind
+    return default
+
+
+def classify_http_status(status: int | None) -> FailureKind | None:
+    """The failure class of an API HTTP status reported by a CLI (None when not an error)."""
+    if status is None or status < 400:
+        return None
+    if status in (401, 403):
+        return FailureKind.NOT_LOGGED_IN
+    if status == 429:
+        return FailureKind.RATE_LIMITED
+    if status >= 500:
+        return FailureKind.OVERLOADED
+    return FailureKind.BAD_ARGUMENTS
+
+
+def tail(text: str, lines: int = 5) -> str:
+    """The last few non-empty lines of a CLI's output, for error messages."""
+    kept = [line for line in text.strip().splitlines() if line.strip()]
+    return "\n".join(kept[-lines:])

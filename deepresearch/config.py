@@ -1,0 +1,269 @@
+"""Run configuration: defaults < user config < workspace config < input.md front matter < env < flags.
+
+Every layer is a plain mapping checked against the fields of `Config`; an unknown key or a value of
+the wrong type is a `ConfigError` that names the key and the file (or variable) it came from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from deepresearch.errors import ConfigError
+
+AGENT_NAMES = ("copilot", "claude", "gemini", "codex", "custom")
+ROLES = ("planner", "supervisor", "executor", "reflector", "analyst", "synthesizer")
+ENV_PREFIX = "DEEPRESEARCH_"
+
+
+@dataclass
+class RoleConfig:
+    """Per-role overrides: which CLI and model a role uses, and its own timeout."""
+
+    agent: str | None = None
+    model: str | None = None
+    timeout: float | None = None
+
+
+@dataclass
+class Config:
+    """Every run setting. Field names are the keys of config files, front matter and env vars."""
+
+    agent: str | None = None  # None: the first installed of copilot, claude, gemini, codex
+    model: str | None = None
+    roles: dict[str, RoleConfig] = field(default_factory=dict)
+    mode: str = "adaptive"  # adaptive | fixed
+    effort: str = "standard"  # quick | standard | deep
+    max_rounds: int = 5
+    min_rounds: int = 1
+    quality_threshold: float = 7.0
+    min_improvement: float = 0.5
+    breadth: int = 4  # at most this many new tasks per round
+    max_tasks: int = 6  # at most this many tasks in the initial plan
+    concurrency: int = 3
+    agent_timeout: float = 900.0  # seconds per agent call
+    retries: int = 2  # extra attempts after a retryable failure
+    backoff_base: float = 2.0  # seconds; doubles each attempt
+    backoff_max: float = 60.0
+    max_agent_calls: int | None = None
+    max_searches: int | None = None
+    max_cost_usd: float | None = None
+    max_minutes: float | None = None
+    language: str | None = None  # report language; default: the language of the question
+    time_scope: str | None = None
+    geography: str | None = None
+    source_requirements: str | None = None
+    exclusions: str | None = None
+    custom_command: list[str] | None = None  # argv template for the custom backend
+    backend_args: dict[str, list[str]] = field(default_factory=dict)  # extra argv per backend
+    chromium_path: str | None = None
+    archive_timeout: float = 30.0
+
+    def role(self, name: str) -> RoleConfig:
+        """The effective agent, model and timeout for a role (role override, else run-wide)."""
+        own = self.roles.get(name, RoleConfig())
+        return RoleConfig(
+            agent=own.agent or self.agent,
+            model=own.model or (self.model if not own.agent or own.agent == self.agent else None),
+            timeout=own.timeout or self.agent_timeout,
+        )
+
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "agent": AGENT_NAMES,
+    "mode": ("adaptive", "fixed"),
+    "effort": ("quick", "standard", "deep"),
+}
+_POSITIVE = {"max_rounds", "concurrency", "agent_timeout", "breadth", "max_tasks", "archive_timeout"}
+_NON_NEGATIVE = {"retries", "min_rounds", "backoff_base", "backoff_max", "min_improvement"}
+
+
+def _coerce(key: str, value: Any, annotation: Any, source: str) -> Any:
+    """Check (and for env strings, convert) one value against its field type."""
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin in (types.UnionType, typing.Union):
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return _coerce(key, value, inner[0], source)
+    if annotation is bool:
+        if isinstance(value, str) and value.lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+            return value.lower() in ("1", "true", "yes", "on")
+        if not isinstance(value, bool):
+            raise ConfigError(key, source, f"expected true or false, got {value!r}")
+        return value
+    if annotation is int:
+        if isinstance(value, str):
+            try:
+                return int(value)
+            except ValueError:
+                pass
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(key, source, f"expected a whole number, got {value!r}")
+        return value
+    if annotation is float:
+        if isinstance(value, str):
+            try:
+                return float(value)
+            except ValueError:
+                pass
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(key, source, f"expected a number, got {value!r}")
+        return float(value)
+    if annotation is str:
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            raise ConfigError(key, source, f"expected text, got {value!r}")
+        return str(value)
+    if origin is list:
+        if isinstance(value, str):
+            value = value.split()
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(key, source, f"expected a list of strings, got {value!r}")
+        return list(value)
+    raise ConfigError(key, source, f"cannot be set here (value {value!r})")
+
+
+def _check_range(key: str, value: Any, source: str) -> None:
+    if value is None:
+        return
+    if key in _CHOICES and value not in _CHOICES[key]:
+        raise ConfigError(key, source, f"must be one of {', '.join(_CHOICES[key])}, got {value!r}")
+    if key in _POSITIVE and value <= 0:
+        raise ConfigError(key, source, f"must be greater than 0, got {value!r}")
+    if key in _NON_NEGATIVE and value < 0:
+        raise ConfigError(key, source, f"must not be negative, got {value!r}")
+    if key == "quality_threshold" and not 0 <= value <= 10:
+        raise ConfigError(key, source, f"must be between 0 and 10, got {value!r}")
+
+
+def _roles_from(value: Any, source: str) -> dict[str, RoleConfig]:
+    if not isinstance(value, Mapping):
+        raise ConfigError("roles", source, "expected a mapping of role name to {agent, model, timeout}")
+    roles: dict[str, RoleConfig] = {}
+    for role, spec in value.items():
+        if role not in ROLES:
+            raise ConfigError(f"roles.{role}", source, f"unknown role; roles are {', '.join(ROLES)}")
+        if not isinstance(spec, Mapping):
+            raise ConfigError(f"roles.{role}", source, "expected a mapping with agent, model or timeout")
+        kwargs: dict[str, Any] = {}
+        for key, item in spec.items():
+            if key not in ("agent", "model", "timeout"):
+                raise ConfigError(f"roles.{role}.{key}", source, "unknown key; use agent, model or timeout")
+            annotation = str | None if key != "timeout" else float | None
+            kwargs[key] = _coerce(f"roles.{role}.{key}", item, annotation, source)
+        if kwargs.get("agent") is not None and kwargs["agent"] not in AGENT_NAMES:
+            raise ConfigError(f"roles.{role}.agent", source, f"must be one of {', '.join(AGENT_NAMES)}")
+        roles[role] = RoleConfig(**kwargs)
+    return roles
+
+
+def apply_layer(config: Config, layer: Mapping[str, Any], source: str) -> Config:
+    """A copy of `config` with every key of `layer` checked and applied; errors name key and source."""
+    hints = typing.get_type_hints(Config)
+    updates: dict[str, Any] = {}
+    for key, value in layer.items():
+        if key not in hints:
+            raise ConfigError(str(key), source, "unknown setting", hint=f"known settings: {', '.join(hints)}")
+        if key == "roles":
+            merged = dict(config.roles)
+            merged.update(_roles_from(value, source))
+            updates["roles"] = merged
+            continue
+        if key == "backend_args":
+            if not isinstance(value, Mapping):
+                raise ConfigError(key, source, "expected a mapping of backend name to a list of arguments")
+            updates[key] = {
+                str(k): _coerce(f"backend_args.{k}", v, list[str], source) for k, v in value.items()
+            }
+            continue
+        coerced = _coerce(key, value, hints[key], source)
+        _check_range(key, coerced, source)
+        updates[key] = coerced
+    return dataclasses.replace(config, **updates)
+
+
+def read_yaml_layer(path: Path) -> dict[str, Any]:
+    """A config file as a mapping ({} when absent); a YAML error names the file and line."""
+    if not path.is_file():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        raise ConfigError("(file)", where, f"not valid YAML: {getattr(exc, 'problem', exc)}") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError("(file)", str(path), "expected a mapping of settings at the top level")
+    return data
+
+
+def env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
+    """`DEEPRESEARCH_<SETTING>` and `DEEPRESEARCH_<ROLE>_AGENT|MODEL|TIMEOUT` variables as a layer."""
+    hints = typing.get_type_hints(Config)
+    layer: dict[str, Any] = {}
+    roles: dict[str, dict[str, str]] = {}
+    for name, value in environ.items():
+        if not name.startswith(ENV_PREFIX):
+            continue
+        key = name[len(ENV_PREFIX) :].lower()
+        role, _, attr = key.partition("_")
+        if role in ROLES and attr in ("agent", "model", "timeout"):
+            roles.setdefault(role, {})[attr] = value
+        elif key in hints and key not in ("roles", "backend_args"):
+            layer[key] = value if value != "" else None
+        elif key not in ("home", "debug"):
+            raise ConfigError(name, "environment", "unknown setting")
+    if roles:
+        layer["roles"] = roles
+    return layer
+
+
+def user_config_path(environ: Mapping[str, str]) -> Path:
+    """~/.config/deepresearch/config.yaml, honouring XDG_CONFIG_HOME."""
+    base = environ.get("XDG_CONFIG_HOME") or str(Path(environ.get("HOME", "~")).expanduser() / ".config")
+    return Path(base) / "deepresearch" / "config.yaml"
+
+
+def load_config(
+    workdir: Path,
+    environ: Mapping[str, str] | None = None,
+    front_matter: Mapping[str, Any] | None = None,
+    front_matter_source: str = "input.md",
+    flags: Mapping[str, Any] | None = None,
+) -> Config:
+    """The effective configuration for a run in `workdir`, all layers applied in order."""
+    env = dict(os.environ if environ is None else environ)
+    config = Config()
+    user_path = user_config_path(env)
+    config = apply_layer(config, read_yaml_layer(user_path), str(user_path))
+    work_path = workdir / "deepresearch.yaml"
+    config = apply_layer(config, read_yaml_layer(work_path), str(work_path))
+    if front_matter:
+        config = apply_layer(config, front_matter, front_matter_source)
+    config = apply_layer(config, env_layer(env), "environment")
+    if flags:
+        config = apply_layer(config, {k: v for k, v in flags.items() if v is not None}, "command line")
+    if config.min_rounds > config.max_rounds:
+        raise ConfigError("min_rounds", "configuration", "must not exceed max_rounds")
+    return config
+
+
+def settings_snapshot(config: Config) -> dict[str, Any]:
+    """The run settings recorded in task.md's front matter (no secrets: there are none in Config)."""
+    keys = (
+        "mode", "effort", "max_rounds", "min_rounds", "quality_threshold", "min_improvement", "breadth",
+        "concurrency", "agent_timeout", "max_agent_calls", "max_searches", "max_cost_usd", "max_minutes",
+        "language", "time_scope", "geography",
+    )  # fmt: skip
+    return {k: getattr(config, k) for k in keys if getattr(config, k) is not None}

@@ -1,0 +1,182 @@
+"""Typed events the core emits while it runs; `ui/` renders them and `logs/events.jsonl` stores them.
+
+The core never prints: it hands events to an `EventSink`. Executors run in threads, so sinks must be
+thread-safe (the provided ones lock).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base event: every event has a wall-clock timestamp and a kind (its class name, snake_case)."""
+
+    ts: float = field(default_factory=time.time, kw_only=True)
+
+    @property
+    def kind(self) -> str:
+        name = type(self).__name__
+        return "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: the kind first, then every field."""
+        data: dict[str, Any] = {"event": self.kind}
+        data.update(dataclasses.asdict(self))
+        return data
+
+
+@dataclass(frozen=True)
+class RunStarted(Event):
+    workdir: str
+    question: str
+    resumed: bool
+
+
+@dataclass(frozen=True)
+class PhaseStarted(Event):
+    phase: str
+    round: int
+
+
+@dataclass(frozen=True)
+class PhaseFinished(Event):
+    phase: str
+    round: int
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class AgentStarted(Event):
+    role: str
+    task_id: str
+    label: str  # the log name: planner, E3, reflector...
+    agent: str
+    model: str | None
+    attempt: int
+    pid: int
+
+
+@dataclass(frozen=True)
+class AgentFinished(Event):
+    role: str
+    task_id: str
+    label: str
+    agent: str
+    attempt: int
+    ok: bool
+    exit_code: int | None
+    duration: float
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+    failure: str | None = None  # FailureKind value when not ok
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class AgentRetry(Event):
+    role: str
+    label: str
+    attempt: int
+    delay: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class OutputRepair(Event):
+    role: str
+    label: str
+    problems: list[str]
+
+
+@dataclass(frozen=True)
+class TaskStatusChanged(Event):
+    task_id: str
+    status: str
+    round: int
+
+
+@dataclass(frozen=True)
+class FactsMerged(Event):
+    task_id: str
+    new_facts: int
+    new_sources: int
+    total_facts: int
+    total_sources: int
+
+
+@dataclass(frozen=True)
+class RoundFinished(Event):
+    round: int
+    score: float | None
+    gaps: int
+    decision: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Notice(Event):
+    """Something the user should know that is not an error (stale lock taken over, fallbacks...)."""
+
+    message: str
+    level: str = "info"  # info | warning
+
+
+@dataclass(frozen=True)
+class RunFinished(Event):
+    status: str
+    reason: str
+    report: str | None
+    rounds: int
+    scores: list[float]
+    agent_calls: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+
+
+class EventSink(Protocol):
+    """Anything that receives events: a display, the events log, a test recorder."""
+
+    def __call__(self, event: Event) -> None: ...
+
+
+class NullSink:
+    """Discards events (tests, library use)."""
+
+    def __call__(self, event: Event) -> None:
+        return None
+
+
+class RecordingSink:
+    """Keeps every event in memory, thread-safely; for tests and summaries."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, event: Event) -> None:
+        with self._lock:
+            self.events.append(event)
+
+    def of_type(self, kind: type[Event]) -> list[Event]:
+        with self._lock:
+            return [e for e in self.events if isinstance(e, kind)]
+
+
+class FanOut:
+    """Sends each event to several sinks in order."""
+
+    def __init__(self, *sinks: Callable[[Event], None]) -> None:
+        self.sinks = list(sinks)
+
+    def __call__(self, event: Event) -> None:
+        for sink in self.sinks:
+            sink(event)

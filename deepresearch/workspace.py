@@ -1,0 +1,114 @@
+"""The workspace layout (DESIGN.md §3): every path a run reads or writes, in one place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+ASSET_KINDS = ("web", "pdf", "images", "transcripts", "ebook", "audio")
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """Paths of one run folder. Creating the object touches nothing; `ensure()` makes the folders."""
+
+    root: Path
+
+    @property
+    def task_md(self) -> Path:
+        return self.root / "task.md"
+
+    @property
+    def report_md(self) -> Path:
+        return self.root / "report.md"
+
+    @property
+    def report_html(self) -> Path:
+        return self.root / "report.html"
+
+    @property
+    def knowledge_json(self) -> Path:
+        return self.root / "knowledge.json"
+
+    @property
+    def input_md(self) -> Path:
+        return self.root / "input.md"
+
+    @property
+    def assets(self) -> Path:
+        return self.root / "assets"
+
+    @property
+    def logs(self) -> Path:
+        return self.root / "logs"
+
+    @property
+    def prompts(self) -> Path:
+        return self.logs / "prompts"
+
+    @property
+    def briefs(self) -> Path:
+        return self.logs / "briefs"
+
+    @property
+    def events_jsonl(self) -> Path:
+        return self.logs / "events.jsonl"
+
+    @property
+    def orchestrator_log(self) -> Path:
+        return self.logs / "orchestrator.log"
+
+    @property
+    def search_log(self) -> Path:
+        return self.logs / "search_results.jsonl"
+
+    @property
+    def private(self) -> Path:
+        """.deepresearch/: lock, snapshots, source registry, caches, usage ledger."""
+        return self.root / ".deepresearch"
+
+    @property
+    def lock_file(self) -> Path:
+        return self.private / "lock"
+
+    @property
+    def snapshots(self) -> Path:
+        return self.private / "snapshots"
+
+    @property
+    def source_registry(self) -> Path:
+        """Sources archived by `deepresearch archive`, appended under a file lock (JSON lines)."""
+        return self.private / "sources.jsonl"
+
+    @property
+    def usage_ledger(self) -> Path:
+        return self.private / "usage.jsonl"
+
+    @property
+    def browser_profile(self) -> Path:
+        return self.private / "browser-profile"
+
+    def asset_dir(self, kind: str) -> Path:
+        """assets/<kind>/ for one of ASSET_KINDS."""
+        if kind not in ASSET_KINDS:
+            raise ValueError(f"unknown asset kind {kind!r}")
+        return self.assets / kind
+
+    def log_file(self, label: str) -> Path:
+        """logs/<label>.log: an agent's stdout and stderr."""
+        return self.logs / f"{label}.log"
+
+    def result_file(self, label: str) -> Path:
+        """logs/<label>_result.md: the one file an agent writes."""
+        return self.logs / f"{label}_result.md"
+
+    def relative(self, path: Path) -> str:
+        """`path` relative to the workspace, with forward slashes (as written in task.md)."""
+        return path.resolve().relative_to(self.root.resolve()).as_posix()
+
+    def ensure(self) -> None:
+        """Create the workspace folders (idempotent)."""
+        for folder in (self.logs, self.prompts, self.briefs, self.private, self.snapshots):
+            folder.mkdir(parents=True, exist_ok=True)
+        for kind in ASSET_KINDS:
+            self.asset_dir(kind).mkdir(parents=True, exist_ok=True)
