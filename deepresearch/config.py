@@ -21,6 +21,7 @@ from deepresearch.errors import ConfigError
 
 AGENT_NAMES = ("copilot", "claude", "gemini", "codex", "custom")
 ROLES = ("planner", "supervisor", "executor", "reflector", "analyst", "synthesizer")
+SEARCH_PROVIDERS = ("serper", "tavily", "exa", "brave", "duckduckgo")  # default chain order
 ENV_PREFIX = "DEEPRESEARCH_"
 
 
@@ -66,6 +67,11 @@ class Config:
     backend_args: dict[str, list[str]] = field(default_factory=dict)  # extra argv per backend
     chromium_path: str | None = None
     archive_timeout: float = 30.0
+    # search
+    search_strategy: str = "chain"  # chain | race | batch
+    search_providers: list[str] | None = None  # order and selection; None: SEARCH_PROVIDERS order
+    search_timeout: float = 15.0  # seconds per provider request
+    search_base_urls: dict[str, str] = field(default_factory=dict)  # provider → base URL (proxies, tests)
 
     def role(self, name: str) -> RoleConfig:
         """The effective agent, model and timeout for a role (role override, else run-wide)."""
@@ -81,8 +87,10 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "agent": AGENT_NAMES,
     "mode": ("adaptive", "fixed"),
     "effort": ("quick", "standard", "deep"),
+    "search_strategy": ("chain", "race", "batch"),
 }
 _POSITIVE = {"max_rounds", "concurrency", "agent_timeout", "breadth", "max_tasks", "archive_timeout"}
+_POSITIVE |= {"search_timeout"}
 _NON_NEGATIVE = {"retries", "min_rounds", "backoff_base", "backoff_max", "min_improvement"}
 
 
@@ -143,6 +151,9 @@ def _check_range(key: str, value: Any, source: str) -> None:
         raise ConfigError(key, source, f"must not be negative, got {value!r}")
     if key == "quality_threshold" and not 0 <= value <= 10:
         raise ConfigError(key, source, f"must be between 0 and 10, got {value!r}")
+    if key == "search_providers" and set(value) - set(SEARCH_PROVIDERS):
+        unknown = ", ".join(sorted(set(value) - set(SEARCH_PROVIDERS)))
+        raise ConfigError(key, source, f"unknown provider {unknown}; known: {', '.join(SEARCH_PROVIDERS)}")
 
 
 def _roles_from(value: Any, source: str) -> dict[str, RoleConfig]:
@@ -166,6 +177,16 @@ def _roles_from(value: Any, source: str) -> dict[str, RoleConfig]:
     return roles
 
 
+def _base_urls_from(value: Any, source: str) -> dict[str, str]:
+    if not isinstance(value, Mapping):
+        raise ConfigError("search_base_urls", source, "expected a mapping of provider name to base URL")
+    for name in value:
+        if name not in SEARCH_PROVIDERS:
+            known = ", ".join(SEARCH_PROVIDERS)
+            raise ConfigError(f"search_base_urls.{name}", source, f"unknown provider; known: {known}")
+    return {str(k): _coerce(f"search_base_urls.{k}", v, str, source) for k, v in value.items()}
+
+
 def apply_layer(config: Config, layer: Mapping[str, Any], source: str) -> Config:
     """A copy of `config` with every key of `layer` checked and applied; errors name key and source."""
     hints = typing.get_type_hints(Config)
@@ -184,6 +205,9 @@ def apply_layer(config: Config, layer: Mapping[str, Any], source: str) -> Config
             updates[key] = {
                 str(k): _coerce(f"backend_args.{k}", v, list[str], source) for k, v in value.items()
             }
+            continue
+        if key == "search_base_urls":
+            updates[key] = {**config.search_base_urls, **_base_urls_from(value, source)}
             continue
         coerced = _coerce(key, value, hints[key], source)
         _check_range(key, coerced, source)
@@ -209,7 +233,8 @@ def read_yaml_layer(path: Path) -> dict[str, Any]:
 
 
 def env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
-    """`DEEPRESEARCH_<SETTING>` and `DEEPRESEARCH_<ROLE>_AGENT|MODEL|TIMEOUT` variables as a layer."""
+    """`DEEPRESEARCH_<SETTING>`, `DEEPRESEARCH_<ROLE>_AGENT|MODEL|TIMEOUT` and
+    `DEEPRESEARCH_<PROVIDER>_BASE_URL` variables as a layer."""
     hints = typing.get_type_hints(Config)
     layer: dict[str, Any] = {}
     roles: dict[str, dict[str, str]] = {}
@@ -220,9 +245,11 @@ def env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
         role, _, attr = key.partition("_")
         if role in ROLES and attr in ("agent", "model", "timeout"):
             roles.setdefault(role, {})[attr] = value
-        elif key in hints and key not in ("roles", "backend_args"):
+        elif attr == "base_url" and role in SEARCH_PROVIDERS:
+            layer.setdefault("search_base_urls", {})[role] = value
+        elif key in hints and key not in ("roles", "backend_args", "search_base_urls"):
             layer[key] = value if value != "" else None
-        elif key not in ("home", "debug"):
+        elif key not in ("home", "debug", "workdir"):
             raise ConfigError(name, "environment", "unknown setting")
     if roles:
         layer["roles"] = roles

@@ -1,0 +1,19 @@
+"""`deepresearch search`: a provider chain (Serper, Tavily, Exa, Brave, DuckDuckGo) with cache and budget.
+
+The public API: `run_search` (one search, as the CLI runs it) and `searches_used` (for stop rules).
+"""
+
+from deepresearch.search.budget import searches_used
+from deepresearch.search.model import Attempt, ErrorKind, ProviderError, SearchResult
+from deepresearch.search.service import SearchOutcome, SearchUnavailableError, run_search
+
+__all__ = [
+    "Attempt",
+    "ErrorKind",
+    "ProviderError",
+    "SearchOutcome",
+    "SearchResult",
+    "SearchUnavailableError",
+    "run_search",
+    "searches_used",
+]

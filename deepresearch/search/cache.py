@@ -1,0 +1,53 @@
+"""The per-workspace search cache: the same query (same k, strategy, providers) is never paid twice."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+from deepresearch.search.locking import write_atomic
+from deepresearch.search.model import SearchResult
+from deepresearch.workspace import Workspace
+
+log = logging.getLogger("deepresearch.search")
+
+
+def cache_dir(workspace: Workspace) -> Path:
+    """.deepresearch/search_cache/: one JSON file per cached search."""
+    return workspace.private / "search_cache"
+
+
+def normalize_query(query: str) -> str:
+    """Case and spacing do not make a different search."""
+    return " ".join(query.casefold().split())
+
+
+def cache_key(query: str, k: int, strategy: str, providers: Sequence[str]) -> str:
+    """A file-name-safe key for one search as configured."""
+    identity = json.dumps([normalize_query(query), k, strategy, list(providers)])
+    return hashlib.sha256(identity.encode("utf-8")).hexdigest()[:32]
+
+
+def load(workspace: Workspace, key: str) -> list[SearchResult] | None:
+    """The cached results for `key`, or None on a miss."""
+    path = cache_dir(workspace) / f"{key}.json"
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return [SearchResult.from_dict(item) for item in data["results"]]
+    except (ValueError, KeyError, TypeError) as exc:
+        # The cache is disposable: a damaged entry costs one search again, never a failure.
+        log.warning("ignoring damaged search cache entry %s: %s", path, exc)
+        return None
+
+
+def store(workspace: Workspace, key: str, query: str, results: Sequence[SearchResult]) -> None:
+    """Remember `results` for `key`."""
+    folder = cache_dir(workspace)
+    folder.mkdir(parents=True, exist_ok=True)
+    data = {"query": query, "results": [r.to_dict() for r in results]}
+    write_atomic(folder / f"{key}.json", json.dumps(data, ensure_ascii=False, indent=1))

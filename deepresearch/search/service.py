@@ -1,0 +1,90 @@
+"""One `deepresearch search`: cache, budget, strategy over providers, log. The CLI's only entry."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from deepresearch.config import Config
+from deepresearch.errors import DeepResearchError, ExitCode
+from deepresearch.search import budget, cache
+from deepresearch.search.model import Attempt, Provider, SearchResult
+from deepresearch.search.providers import available_providers, missing_keys
+from deepresearch.search.searchlog import append_results
+from deepresearch.search.strategies import STRATEGIES
+from deepresearch.workspace import Workspace
+
+
+class SearchUnavailableError(DeepResearchError):
+    """No search provider answered (or none is available); the search was not counted."""
+
+    exit_code = ExitCode.FAILURE
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    """What a search returned and how: from the cache or which providers, and the budget after it."""
+
+    query: str
+    results: list[SearchResult]
+    cached: bool
+    strategy: str
+    attempts: list[Attempt] = field(default_factory=list)
+    searches_used: int = 0
+    max_searches: int | None = None
+
+
+def run_search(
+    workspace: Workspace,
+    config: Config,
+    query: str,
+    k: int = 10,
+    environ: Mapping[str, str] | None = None,
+    now: Callable[[], datetime] = lambda: datetime.now(UTC),
+) -> SearchOutcome:
+    """Search `query` for at most `k` results: a cache hit is free, a miss costs one search."""
+    env = os.environ if environ is None else environ
+    providers = available_providers(config, env)
+    strategy = config.search_strategy
+    key = cache.cache_key(query, k, strategy, [p.name for p in providers])
+    hit = cache.load(workspace, key)
+    if hit is not None:
+        append_results(workspace, query, hit, cached=True, when=now())
+        used = budget.searches_used(workspace)
+        return SearchOutcome(query, hit, True, strategy, [], used, config.max_searches)
+    if not providers:
+        raise SearchUnavailableError(
+            "no search provider is available: "
+            f"search_providers = {', '.join(config.search_providers or []) or '(none)'}",
+            hint=_key_hint(config, env) or "add duckduckgo (keyless) to search_providers",
+        )
+    used = budget.reserve_search(workspace, config.max_searches)
+    results, attempts = STRATEGIES[strategy](providers, query, k, config.search_timeout)
+    if not any(a.ok for a in attempts):
+        budget.refund_search(workspace)
+        raise _unavailable(query, attempts, providers, config, env)
+    if results:
+        cache.store(workspace, key, query, results)
+    append_results(workspace, query, results, cached=False, when=now())
+    return SearchOutcome(query, results, False, strategy, attempts, used, config.max_searches)
+
+
+def _key_hint(config: Config, environ: Mapping[str, str]) -> str:
+    keys = missing_keys(config, environ)
+    return f"set an API key for more providers: {', '.join(keys)}" if keys else ""
+
+
+def _unavailable(
+    query: str,
+    attempts: Sequence[Attempt],
+    providers: Sequence[Provider],
+    config: Config,
+    environ: Mapping[str, str],
+) -> SearchUnavailableError:
+    answered = {a.provider for a in attempts}
+    lines = [f"  {a.describe()}" for a in attempts]
+    lines += [f"  {p.name}: no answer in time" for p in providers if p.name not in answered]
+    hint = _key_hint(config, environ) or "try again in a minute (the search was not counted)"
+    return SearchUnavailableError(f"no search provider answered for {query!r}:\n" + "\n".join(lines), hint)
