@@ -1,0 +1,1 @@
+"""Displays of a run's events: rich live view (terminal), plain lines (not a terminal), null (tests)."""

@@ -1,0 +1,161 @@
+"""The one place that starts subprocesses: own process group, timeout, group kill, logged output.
+
+Every agent CLI call goes through `ProcessRunner.run`. Each child gets its own session (process
+group), so a timeout or Ctrl-C kills the CLI *and* everything it spawned (browsers, MCP servers,
+shells), and the terminal's Ctrl-C reaches only us: we decide what to stop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import IO
+
+from deepresearch.agents.base import ProcessOutcome
+
+_GRACE_SECONDS = 2.0  # between SIGTERM and SIGKILL of a process group
+
+
+class ProcessRunner:
+    """Starts processes and keeps track of the live ones so they can all be stopped at once."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._live: dict[int, subprocess.Popen[bytes]] = {}
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+
+    def run(
+        self,
+        argv: Sequence[str],
+        cwd: Path,
+        env: Mapping[str, str],
+        timeout: float,
+        log_path: Path,
+        on_start: Callable[[int], None] | None = None,
+    ) -> ProcessOutcome:
+        """Run `argv` with stdin from /dev/null, stream stdout+stderr to `log_path`, and return
+        what happened; on timeout or `stop_all()` the whole process group is killed."""
+        if self._stopping.is_set():
+            return ProcessOutcome(None, "", "", 0.0, interrupted=True)
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        start = self._clock()
+        with open(log_path, "ab") as log:
+            header = f"=== {time.strftime('%Y-%m-%dT%H:%M:%S')} $ {' '.join(argv)}\n"
+            log.write(header.encode())
+            log.flush()
+            proc = subprocess.Popen(
+                list(argv),
+                cwd=str(cwd),
+                env=dict(env),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+            with self._lock:
+                self._live[proc.pid] = proc
+            try:
+                if on_start:
+                    on_start(proc.pid)
+                return self._supervise(proc, log, timeout, start)
+            finally:
+                with self._lock:
+                    self._live.pop(proc.pid, None)
+
+    def _supervise(
+        self, proc: subprocess.Popen[bytes], log: IO[bytes], timeout: float, start: float
+    ) -> ProcessOutcome:
+        write_lock = threading.Lock()
+        out: list[bytes] = []
+        err: list[bytes] = []
+        assert proc.stdout is not None and proc.stderr is not None
+        readers = [
+            threading.Thread(target=_pump, args=(proc.stdout, out, log, write_lock), daemon=True),
+            threading.Thread(target=_pump, args=(proc.stderr, err, log, write_lock), daemon=True),
+        ]
+        for reader in readers:
+            reader.start()
+        timed_out = False
+        deadline = start + timeout
+        while proc.poll() is None:
+            if self._stopping.is_set():
+                break
+            if self._clock() >= deadline:
+                timed_out = True
+                break
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=0.05)
+        interrupted = self._stopping.is_set() and proc.returncode is None
+        # The call is over: nothing it spawned may outlive it (and keep our pipes open).
+        kill_group(proc)
+        for reader in readers:
+            reader.join(timeout=5)
+        exit_code = None if (timed_out or interrupted) else proc.returncode
+        duration = self._clock() - start
+        with write_lock:
+            note = "timed out" if timed_out else "interrupted" if interrupted else f"exit {exit_code}"
+            log.write(f"=== {note} after {duration:.1f}s\n".encode())
+        return ProcessOutcome(
+            exit_code=exit_code,
+            stdout=b"".join(out).decode("utf-8", "replace"),
+            stderr=b"".join(err).decode("utf-8", "replace"),
+            duration=duration,
+            timed_out=timed_out,
+            interrupted=interrupted,
+        )
+
+    def stop_all(self) -> None:
+        """Kill every running process group and refuse new starts (Ctrl-C, SIGTERM)."""
+        self._stopping.set()
+        with self._lock:
+            live = list(self._live.values())
+        for proc in live:
+            kill_group(proc)
+
+    @property
+    def live_pids(self) -> list[int]:
+        """PIDs of the processes running now."""
+        with self._lock:
+            return list(self._live)
+
+
+def _pump(stream: IO[bytes], sink: list[bytes], log: IO[bytes], lock: threading.Lock) -> None:
+    for line in iter(stream.readline, b""):
+        sink.append(line)
+        with lock:
+            log.write(line)
+            log.flush()
+    stream.close()
+
+
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the process group, then SIGKILL whatever is left after a short grace period."""
+    try:
+        pgid = os.getpgid(proc.pid)
+    except ProcessLookupError:
+        pgid = proc.pid  # the leader is gone; its group may still have members
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, sig)
+        if sig == signal.SIGTERM:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=_GRACE_SECONDS)
+            if not _group_alive(pgid):
+                break
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=_GRACE_SECONDS)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True

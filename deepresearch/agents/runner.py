@@ -1,0 +1,230 @@
+"""Agent calls: pick the role's backend, save the prompt, run the CLI, retry what is transient.
+
+`AgentRunner.call` is how the pipeline talks to any agent CLI. It writes the rendered prompt to
+`logs/prompts/`, runs the CLI through the one `ProcessRunner`, parses the output with the backend,
+records usage, emits start/finish events, retries retryable failures with exponential backoff, and
+raises `AgentError` / `NoAgentError` for failures that retrying cannot fix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from deepresearch.agents.base import AgentBackend, AgentRequest, AgentResult, FailureKind, ToolProfile
+from deepresearch.agents.process import ProcessRunner
+from deepresearch.agents.registry import get_backend, resolve_executable
+from deepresearch.config import Config
+from deepresearch.errors import AgentError, NoAgentError
+from deepresearch.events import AgentFinished, AgentRetry, AgentStarted, EventSink
+from deepresearch.workspace import Workspace
+
+WRITER_ROLES = ("planner", "supervisor", "reflector", "analyst", "synthesizer")
+FINAL_FAILURES = {FailureKind.NOT_INSTALLED, FailureKind.NOT_LOGGED_IN, FailureKind.BAD_ARGUMENTS}
+
+
+@dataclass
+class Usage:
+    """Running totals of agent calls, tokens and cost (thread-safe through AgentRunner's lock)."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    calls_by_role: dict[str, int] = field(default_factory=dict)
+
+    def add(self, role: str, result: AgentResult) -> None:
+        """Count one finished attempt."""
+        self.calls += 1
+        self.calls_by_role[role] = self.calls_by_role.get(role, 0) + 1
+        self.input_tokens += result.input_tokens or 0
+        self.output_tokens += result.output_tokens or 0
+        self.cost_usd += result.cost_usd or 0.0
+
+
+@dataclass(frozen=True)
+class AgentCall:
+    """What the pipeline asks for: one role, one prompt, one output file."""
+
+    role: str
+    label: str
+    task_id: str
+    prompt_text: str
+    output_file: Path
+    prompt_name: str = ""  # file name under logs/prompts/ (default: the label)
+
+
+class AgentRunner:
+    """Runs agent calls for one workspace with one configuration."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        config: Config,
+        sink: EventSink,
+        environ: Mapping[str, str] | None = None,
+        processes: ProcessRunner | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        which: Callable[[str], str | None] = shutil.which,
+    ) -> None:
+        self.workspace = workspace
+        self.config = config
+        self.sink = sink
+        self.environ = dict(os.environ if environ is None else environ)
+        self.processes = processes or ProcessRunner()
+        self.sleep = sleep
+        self.which = which
+        self.usage = Usage()
+        self._lock = threading.Lock()
+        self._backends: dict[str, tuple[AgentBackend, str]] = {}
+
+    def backend_for(self, role: str) -> tuple[AgentBackend, str]:
+        """The role's backend and its resolved executable (NoAgentError when not installed)."""
+        name = self.config.role(role).agent
+        if name is None:
+            raise NoAgentError("no agent CLI chosen for role " + role)
+        with self._lock:
+            if name not in self._backends:
+                backend = get_backend(name, self.config)
+                self._backends[name] = (backend, resolve_executable(backend, self.which))
+            return self._backends[name]
+
+    def call(self, call: AgentCall) -> AgentResult:
+        """Run one agent call with retries; returns the successful result or the last failure
+        (retryable failures exhausted); raises for final failures (not installed / logged in)."""
+        backend, _ = self.backend_for(call.role)
+        role_config = self.config.role(call.role)
+        prompt_file = self._write_prompt(call)
+        request = AgentRequest(
+            role=call.role,
+            label=call.label,
+            prompt=_short_prompt(self.workspace.relative(prompt_file), call, self.workspace),
+            prompt_file=prompt_file,
+            workdir=self.workspace.root,
+            output_file=call.output_file,
+            tools=ToolProfile.WRITER if call.role in WRITER_ROLES else ToolProfile.RESEARCHER,
+            model=role_config.model,
+            extra_args=tuple(self.config.backend_args.get(backend.name, [])),
+        )
+        attempts = self.config.retries + 1
+        result = AgentResult.failed(FailureKind.CRASHED, "not run")
+        for attempt in range(1, attempts + 1):
+            result = self._attempt(backend, request, call, attempt, role_config.timeout)
+            if result.ok:
+                return result
+            assert result.failure is not None
+            if result.failure in FINAL_FAILURES:
+                raise _final_error(backend, result)
+            if result.failure is FailureKind.INTERRUPTED or not result.failure.retryable:
+                return result
+            if attempt < attempts:
+                delay = min(self.config.backoff_max, self.config.backoff_base * 2 ** (attempt - 1))
+                self.sink(AgentRetry(call.role, call.label, attempt, delay, result.message))
+                self.sleep(delay)
+        return result
+
+    def _attempt(
+        self, backend: AgentBackend, request: AgentRequest, call: AgentCall, attempt: int, timeout: float | None
+    ) -> AgentResult:
+        argv = backend.build_argv(request)
+        env = backend.build_env(request, self._child_env())
+        model = request.model
+
+        def started(pid: int) -> None:
+            self.sink(AgentStarted(call.role, call.task_id, call.label, backend.name, model, attempt, pid))
+
+        outcome = self.processes.run(
+            argv,
+            cwd=self.workspace.root,
+            env=env,
+            timeout=timeout or self.config.agent_timeout,
+            log_path=self.workspace.log_file(call.label),
+            on_start=started,
+        )
+        result = backend.parse(outcome)
+        if not result.ok and result.failure is FailureKind.TIMEOUT:
+            result.message = f"{backend.name} did not finish within {timeout or self.config.agent_timeout:.0f}s"
+        with self._lock:
+            self.usage.add(call.role, result)
+        self._record_usage(call, backend.name, attempt, result, outcome.duration)
+        self.sink(
+            AgentFinished(
+                role=call.role,
+                task_id=call.task_id,
+                label=call.label,
+                agent=backend.name,
+                attempt=attempt,
+                ok=result.ok,
+                exit_code=outcome.exit_code,
+                duration=round(outcome.duration, 3),
+                input_tokens=result.input_tokens,
+                output_tokens=result.output_tokens,
+                cost_usd=result.cost_usd,
+                failure=result.failure.value if result.failure else None,
+                message=result.message,
+            )
+        )
+        return result
+
+    def _child_env(self) -> dict[str, str]:
+        env = dict(self.environ)
+        # Agents run `deepresearch archive/search` from the workspace; tell those where it is.
+        env["DEEPRESEARCH_WORKDIR"] = str(self.workspace.root)
+        return env
+
+    def _write_prompt(self, call: AgentCall) -> Path:
+        self.workspace.prompts.mkdir(parents=True, exist_ok=True)
+        path = self.workspace.prompts / f"{call.prompt_name or call.label}.md"
+        path.write_text(call.prompt_text, encoding="utf-8")
+        return path
+
+    def _record_usage(self, call: AgentCall, agent: str, attempt: int, result: AgentResult, duration: float) -> None:
+        entry = {
+            "ts": time.time(),
+            "role": call.role,
+            "label": call.label,
+            "agent": agent,
+            "attempt": attempt,
+            "ok": result.ok,
+            "duration": round(duration, 3),
+            "input_tokens": result.input_tokens,
+            "output_tokens": result.output_tokens,
+            "cost_usd": result.cost_usd,
+        }
+        self.workspace.private.mkdir(parents=True, exist_ok=True)
+        with self._lock, open(self.workspace.usage_ledger, "a", encoding="utf-8") as ledger:
+            ledger.write(json.dumps(entry) + "\n")
+
+    def stop_all(self) -> None:
+        """Kill every running agent (Ctrl-C / SIGTERM)."""
+        self.processes.stop_all()
+
+
+def _short_prompt(prompt_rel: str, call: AgentCall, workspace: Workspace) -> str:
+    output = workspace.relative(call.output_file)
+    return (
+        f"You are the {call.role} of a deepresearch run. Read the file {prompt_rel} in the current "
+        f"directory and follow its instructions exactly. Write your result to {output} and nothing else."
+    )
+
+
+def _final_error(backend: AgentBackend, result: AgentResult) -> Exception:
+    if result.failure is FailureKind.NOT_LOGGED_IN:
+        return NoAgentError(
+            result.message or f"{backend.name} is not logged in",
+            hint=backend.login_hint,
+        )
+    if result.failure is FailureKind.NOT_INSTALLED:
+        return NoAgentError(result.message, hint=backend.install_hint)
+    return AgentError(
+        result.message or f"{backend.name} rejected its arguments",
+        hint="check backend_args in your configuration, or update deepresearch for this CLI version "
+        f"(command: {shlex.join([backend.executable])})",
+    )

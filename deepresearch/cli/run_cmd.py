@@ -1,0 +1,111 @@
+"""The main command: `deepresearch -p QUESTION`, `-f input.md`, interactive, or resume."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from pathlib import Path
+from types import FrameType
+from typing import Annotated, Any
+
+import typer
+
+from deepresearch import __version__
+from deepresearch.cli.session import RunOptions, start_run
+
+EPILOG = """\
+Examples:
+
+  deepresearch -p "How did EU heat-pump sales change in 2023-2024, and why?"
+
+  deepresearch -f input.md -o runs/heat-pumps
+
+  deepresearch -p "..." --agent claude --model sonnet --max-rounds 3 --concurrency 4
+
+  deepresearch -o runs/heat-pumps            (resume an unfinished run)
+
+  deepresearch archive URL / search QUERY / check [DIR]   (see `deepresearch COMMAND --help`)
+
+Exit codes: 0 done, 1 internal error, 2 usage, 3 configuration, 4 task.md invalid, 5 agent failed,
+6 no usable agent CLI, 7 workspace locked, 8 report failed verification, 9 budget spent,
+10 archive failed, 130 interrupted (resumable).
+"""
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"deepresearch {__version__}")
+        raise typer.Exit()
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    # Treated like Ctrl-C: agents are stopped and the workspace is left resumable.
+    raise KeyboardInterrupt
+
+
+def main_command(
+    ctx: typer.Context,
+    prompt: Annotated[str | None, typer.Option("-p", "--prompt", help="The research question.")] = None,
+    file: Annotated[
+        Path | None, typer.Option("-f", "--file", help="A request file (input.md: optional YAML front matter + text).")
+    ] = None,
+    workdir: Annotated[
+        Path, typer.Option("-o", "--workdir", help="Workspace folder (created if missing).")
+    ] = Path("."),
+    agent: Annotated[
+        str | None, typer.Option("--agent", help="copilot | claude | gemini | codex | custom (default: first installed).")
+    ] = None,
+    model: Annotated[str | None, typer.Option("--model", help="Model for every role (unless set per role).")] = None,
+    max_rounds: Annotated[int | None, typer.Option("--max-rounds", help="Most research rounds.")] = None,
+    concurrency: Annotated[int | None, typer.Option("--concurrency", help="Executors running at once.")] = None,
+    agent_timeout: Annotated[
+        float | None, typer.Option("--agent-timeout", help="Seconds before an agent call is killed.")
+    ] = None,
+    mode: Annotated[str | None, typer.Option("--mode", help="adaptive (default) | fixed.")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Resume the unfinished run in the workspace.")] = False,
+    new: Annotated[
+        bool, typer.Option("--new", help="Start over: move the previous run aside (nothing is deleted).")
+    ] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve the plan without asking.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only errors and the final summary.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+    version: Annotated[
+        bool | None,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    ] = None,
+) -> None:
+    """Research a question with a team of agents run through your agent CLI; write report.md."""
+    if ctx.invoked_subcommand is not None:
+        return
+    flags: dict[str, Any] = {
+        "agent": agent,
+        "model": model,
+        "max_rounds": max_rounds,
+        "concurrency": concurrency,
+        "agent_timeout": agent_timeout,
+        "mode": mode,
+    }
+    options = RunOptions(
+        prompt=prompt,
+        file=file,
+        workdir=workdir,
+        flags=flags,
+        resume=resume,
+        new=new,
+        yes=yes,
+        quiet=quiet,
+        interactive_terminal=sys.stdin.isatty() and sys.stdout.isatty(),
+    )
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        summary = start_run(options, dict(os.environ))
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if summary is not None and summary.status not in ("completed",):
+        raise typer.Exit(0)
+
+
+def register(app: typer.Typer) -> None:
+    """Install the main command as the app's callback (so subcommands can sit beside it)."""
+    app.callback(invoke_without_command=True, epilog=EPILOG)(main_command)

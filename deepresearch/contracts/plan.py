@@ -1,0 +1,140 @@
+"""The planner's output: complexity, dimensions, report outline and the first research tasks."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from deepresearch.pipeline.yamlfile import id_list, read_yaml_output
+from deepresearch.state.model import Dimension, OutlineSection, Priority, Task
+
+COMPLEXITIES = ("simple", "comparison", "analytical")
+_TASK_ID = re.compile(r"^E\d+$")
+_DIM_ID = re.compile(r"^D\d+$")
+
+
+@dataclass
+class PlanOutput:
+    complexity: str
+    dimensions: list[Dimension] = field(default_factory=list)
+    outline: list[OutlineSection] = field(default_factory=list)
+    tasks: list[Task] = field(default_factory=list)
+    language: str = ""
+
+
+@dataclass
+class ClarifyOutput:
+    questions: list[str] = field(default_factory=list)
+
+
+def _priority(value: Any, where: str, problems: list[str]) -> Priority:
+    try:
+        return Priority(str(value or "medium").strip().lower())
+    except ValueError:
+        problems.append(f"{where}: priority must be high, medium or low, got {value!r}")
+        return Priority.MEDIUM
+
+
+def _dimensions(raw: Any, problems: list[str]) -> list[Dimension]:
+    if not isinstance(raw, list) or not raw:
+        problems.append("dimensions: expected a non-empty list of {id, name, description}")
+        return []
+    dims: list[Dimension] = []
+    for n, item in enumerate(raw, 1):
+        if not isinstance(item, dict) or not str(item.get("name", "")).strip():
+            problems.append(f"dimensions item {n}: expected a mapping with id, name and description")
+            continue
+        dim_id = str(item.get("id") or f"D{n}").strip()
+        if not _DIM_ID.match(dim_id):
+            problems.append(f"dimensions item {n}: id must look like D1, D2 ..., got {dim_id!r}")
+        dims.append(Dimension(dim_id, str(item["name"]).strip(), str(item.get("description", "")).strip()))
+    return dims
+
+
+def _outline(raw: Any, dim_ids: set[str], problems: list[str]) -> list[OutlineSection]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        problems.append("outline: expected a list of {section, dimensions, questions}")
+        return []
+    sections: list[OutlineSection] = []
+    for n, item in enumerate(raw, 1):
+        if not isinstance(item, dict) or not str(item.get("section", "")).strip():
+            problems.append(f"outline item {n}: expected a mapping with section, dimensions and questions")
+            continue
+        dims = id_list(item.get("dimensions"))
+        for d in dims:
+            if d not in dim_ids:
+                problems.append(f"outline item {n}: dimension {d} is not one of the dimensions you listed")
+        questions = item.get("questions", "")
+        if isinstance(questions, list):
+            questions = " ".join(str(q).strip() for q in questions)
+        sections.append(OutlineSection(str(item["section"]).strip(), dims, str(questions).strip()))
+    return sections
+
+
+def _tasks(raw: Any, dim_ids: set[str], max_tasks: int, problems: list[str]) -> list[Task]:
+    if not isinstance(raw, list) or not raw:
+        problems.append("tasks: expected a non-empty list of {id, task, dimensions, priority, depends}")
+        return []
+    if len(raw) > max_tasks:
+        problems.append(f"tasks: at most {max_tasks} tasks are allowed, you listed {len(raw)}; merge some")
+    tasks: list[Task] = []
+    for n, item in enumerate(raw, 1):
+        if not isinstance(item, dict) or not str(item.get("task", "")).strip():
+            problems.append(f"tasks item {n}: expected a mapping with id, task, dimensions, priority, depends")
+            continue
+        task_id = str(item.get("id") or f"E{n}").strip()
+        where = f"task {task_id}"
+        if not _TASK_ID.match(task_id):
+            problems.append(f"tasks item {n}: id must look like E1, E2 ..., got {task_id!r}")
+        dims = id_list(item.get("dimensions"))
+        if not dims:
+            problems.append(f"{where}: dimensions must name at least one of the dimensions")
+        for d in dims:
+            if d not in dim_ids:
+                problems.append(f"{where}: dimension {d} is not one of the dimensions you listed")
+        task = Task(task_id, str(item["task"]).strip(), dims, _priority(item.get("priority"), where, problems))
+        task.depends = id_list(item.get("depends"))
+        tasks.append(task)
+    ids = [t.id for t in tasks]
+    for task in tasks:
+        if ids.count(task.id) > 1:
+            problems.append(f"task {task.id}: the id is used more than once")
+        for dep in task.depends:
+            if dep not in ids or dep == task.id:
+                problems.append(f"task {task.id}: depends on {dep}, which is not another task in the list")
+    return tasks
+
+
+def parse_plan(path: Path, max_tasks: int) -> tuple[PlanOutput | None, list[str]]:
+    """The plan in the planner's output file, or None and the problems to send back."""
+    data, _notes, problems = read_yaml_output(path)
+    if data is None:
+        return None, problems
+    complexity = str(data.get("complexity", "")).strip().lower()
+    if complexity not in COMPLEXITIES:
+        problems.append(f"complexity: must be one of {', '.join(COMPLEXITIES)}, got {data.get('complexity')!r}")
+    dims = _dimensions(data.get("dimensions"), problems)
+    dim_ids = {d.id for d in dims}
+    outline = _outline(data.get("outline"), dim_ids, problems)
+    tasks = _tasks(data.get("tasks"), dim_ids, max_tasks, problems)
+    if problems:
+        return None, problems
+    return PlanOutput(complexity, dims, outline, tasks, str(data.get("language", "")).strip()), []
+
+
+def parse_clarify(path: Path) -> tuple[ClarifyOutput | None, list[str]]:
+    """The clarifying questions in the planner's clarify-mode output file (at most five)."""
+    data, _notes, problems = read_yaml_output(path)
+    if data is None:
+        return None, problems
+    raw = data.get("questions")
+    if not isinstance(raw, list):
+        return None, ["questions: expected a list of questions (strings), at most five"]
+    questions = [str(q).strip() for q in raw if str(q).strip()]
+    if len(questions) > 5:
+        return None, [f"questions: at most five questions, you wrote {len(questions)}"]
+    return ClarifyOutput(questions), []

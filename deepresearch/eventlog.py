@@ -1,0 +1,49 @@
+"""The run's event log: `logs/events.jsonl` (machine-readable) and `logs/orchestrator.log` (readable)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+from deepresearch.events import Event
+from deepresearch.workspace import Workspace
+
+
+def describe(event: Event) -> str:
+    """One readable line for an event: its kind and its fields, compactly."""
+    data = event.to_dict()
+    data.pop("event")
+    data.pop("ts")
+    fields = " ".join(f"{k}={v}" for k, v in data.items() if v not in (None, "", [], {}))
+    return f"{event.kind} {fields}".strip()
+
+
+class EventLog:
+    """An event sink that appends every event to both log files (thread-safe, flushed per event)."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+        self._lock = threading.Lock()
+
+    def __call__(self, event: Event) -> None:
+        self.workspace.logs.mkdir(parents=True, exist_ok=True)
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(event.ts))
+        with self._lock:
+            with open(self.workspace.events_jsonl, "a", encoding="utf-8") as jsonl:
+                jsonl.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
+            with open(self.workspace.orchestrator_log, "a", encoding="utf-8") as log:
+                log.write(f"{stamp} {describe(event)}\n")
+
+
+def read_events(workspace: Workspace) -> list[dict[str, object]]:
+    """Every event recorded in the workspace, oldest first (unreadable lines are skipped)."""
+    if not workspace.events_jsonl.is_file():
+        return []
+    events = []
+    for line in workspace.events_jsonl.read_text(encoding="utf-8").splitlines():
+        try:
+            events.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue  # a line cut short by a kill; the others still tell the story
+    return events

@@ -1,0 +1,154 @@
+"""The orchestrator loop: plan → (supervise → execute → reflect) × rounds → synthesize → verify.
+
+Every phase transition is saved to task.md before the next phase starts, so a run killed at any
+moment resumes from the last completed step; finished tasks and merged facts are never redone.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from deepresearch.agents.runner import AgentRunner
+from deepresearch.config import Config, settings_snapshot
+from deepresearch.errors import Interrupted
+from deepresearch.events import EventSink, Notice, RunFinished, RunStarted
+from deepresearch.pipeline.context import RunContext, utc_now
+from deepresearch.pipeline.execute import execute_round
+from deepresearch.pipeline.plan import plan
+from deepresearch.pipeline.reflect import reflect
+from deepresearch.pipeline.supervise import supervise
+from deepresearch.pipeline.synthesize import synthesize
+from deepresearch.state.lock import WorkspaceLock
+from deepresearch.state.model import FrontMatter, Mode, RunStatus, TaskDoc
+from deepresearch.state.schedule import reset_running
+from deepresearch.state.store import StateStore
+from deepresearch.workspace import Workspace
+
+# A hook between planning and research (interactive approval); returns False to stop here.
+PlanHook = Callable[[RunContext], bool]
+
+
+@dataclass
+class RunSummary:
+    status: str
+    reason: str
+    report: str | None
+    rounds: int
+    scores: list[float] = field(default_factory=list)
+    agent_calls: int = 0
+    calls_by_role: dict[str, int] = field(default_factory=dict)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+def new_document(question: str, config: Config, agents: dict[str, str]) -> TaskDoc:
+    """A fresh task.md for `question`, in status planning."""
+    now = utc_now().isoformat(timespec="seconds")
+    first_line = question.strip().splitlines()[0] if question.strip() else ""
+    front = FrontMatter(
+        id=f"dr-{utc_now():%Y%m%d}-{uuid.uuid4().hex[:6]}",
+        question=first_line[:300],
+        status=RunStatus.PLANNING,
+        round=0,
+        mode=Mode(config.mode),
+        created=now,
+        updated=now,
+        agents=agents,
+        settings=settings_snapshot(config),
+    )
+    return TaskDoc(front=front, request=question.strip())
+
+
+def role_agents(config: Config) -> dict[str, str]:
+    """role → "agent" or "agent/model", as recorded in the front matter."""
+    out = {}
+    for role in ("planner", "supervisor", "executor", "reflector", "synthesizer"):
+        rc = config.role(role)
+        out[role] = f"{rc.agent}/{rc.model}" if rc.model else str(rc.agent)
+    return out
+
+
+class Orchestrator:
+    """Runs (or resumes) one research run in one workspace."""
+
+    def __init__(self, workspace: Workspace, config: Config, sink: EventSink, runner: AgentRunner) -> None:
+        self.workspace = workspace
+        self.config = config
+        self.sink = sink
+        self.runner = runner
+        self.store = StateStore(workspace)
+
+    def run(self, doc: TaskDoc, resumed: bool, on_plan: PlanHook | None = None) -> RunSummary:
+        """Drive `doc` to completion under the workspace lock; Ctrl-C leaves it resumable."""
+        self.workspace.ensure()
+        with WorkspaceLock(self.workspace) as lock:
+            if lock.took_over_from:
+                self.sink(Notice(f"took over a stale lock left by process {lock.took_over_from}", "warning"))
+            ctx = RunContext(self.workspace, self.config, self.store, self.runner, self.sink, doc)
+            self.sink(RunStarted(str(self.workspace.root), doc.front.question, resumed))
+            try:
+                self._drive(ctx, on_plan)
+            except (KeyboardInterrupt, Interrupted) as exc:
+                self._leave_resumable(ctx)
+                raise Interrupted(
+                    "interrupted; the workspace is saved and resumable",
+                    hint="run the same command again (or `deepresearch --resume`) to continue",
+                ) from exc
+            return self._finish(ctx)
+
+    def _drive(self, ctx: RunContext, on_plan: PlanHook | None) -> None:
+        doc = ctx.doc
+        if doc.front.status is RunStatus.PLANNING:
+            if not doc.tasks:
+                plan(ctx)
+            else:
+                doc.front.status, doc.front.round = RunStatus.RESEARCHING, max(doc.front.round, 1)
+                ctx.save("plan")
+            if on_plan is not None and not on_plan(ctx):
+                return
+        if doc.front.status in (RunStatus.RESEARCHING, RunStatus.REFLECTING):
+            reset = reset_running(doc)
+            if reset:
+                self.sink(Notice(f"resuming: {', '.join(reset)} were running and will run again"))
+                ctx.save("resume")
+        while doc.front.status in (RunStatus.RESEARCHING, RunStatus.REFLECTING):
+            if doc.front.status is RunStatus.RESEARCHING:
+                supervise(ctx)
+                execute_round(ctx)
+                doc.front.status = RunStatus.REFLECTING
+                ctx.save(f"execute-r{doc.front.round}")
+            reflect(ctx)
+        if doc.front.status is RunStatus.SYNTHESIZING:
+            synthesize(ctx)
+            doc.front.status = RunStatus.COMPLETED
+            ctx.save("completed")
+
+    def _leave_resumable(self, ctx: RunContext) -> None:
+        self.runner.stop_all()
+        reset_running(ctx.doc)
+        ctx.save("interrupted")
+
+    def _finish(self, ctx: RunContext) -> RunSummary:
+        doc = ctx.doc
+        usage = self.runner.usage
+        done = doc.front.status is RunStatus.COMPLETED
+        summary = RunSummary(
+            status=doc.front.status.value,
+            reason=doc.front.termination_reason or ("" if done else "stopped before research (plan not approved)"),
+            report=str(self.workspace.report_md) if done else None,
+            rounds=doc.front.round,
+            scores=[q.score for q in doc.quality],
+            agent_calls=usage.calls,
+            calls_by_role=dict(usage.calls_by_role),
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cost_usd=usage.cost_usd,
+        )
+        self.sink(
+            RunFinished(summary.status, summary.reason, summary.report, summary.rounds, summary.scores,
+                        summary.agent_calls, summary.input_tokens, summary.output_tokens, summary.cost_usd)
+        )  # fmt: skip
+        return summary

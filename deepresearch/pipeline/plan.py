@@ -1,0 +1,90 @@
+"""Phase: plan. The planner turns the request into dimensions, an outline and the first tasks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from deepresearch.contracts.plan import ClarifyOutput, PlanOutput, parse_clarify, parse_plan
+from deepresearch.errors import AgentError
+from deepresearch.events import PhaseFinished, PhaseStarted
+from deepresearch.pipeline.context import RunContext
+from deepresearch.pipeline.prompts import render_prompt
+from deepresearch.pipeline.step import run_step
+from deepresearch.state.model import RunStatus, TaskStatus
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: str
+    answer: str
+
+
+def constraints(ctx: RunContext) -> list[str]:
+    """Run settings the planner must respect (time scope, geography, sources, exclusions)."""
+    c = ctx.config
+    pairs = [
+        ("Time scope", c.time_scope),
+        ("Geography", c.geography),
+        ("Source requirements", c.source_requirements),
+        ("Exclusions", c.exclusions),
+        ("Report language", c.language),
+    ]
+    return [f"{name}: {value}" for name, value in pairs if value]
+
+
+def clarify(ctx: RunContext) -> ClarifyOutput:
+    """Ask the planner (clarify mode) for up to five clarifying questions; none on failure."""
+    output = ctx.workspace.result_file("clarify")
+    prompt = render_prompt(
+        "clarify", role="planner", task_id="", round=0, output_file=ctx.workspace.relative(output),
+        today=ctx.today, request=ctx.doc.request,
+    )  # fmt: skip
+    step = run_step(ctx, "planner", "clarify", "", prompt, output, parse_clarify)
+    return step.value or ClarifyOutput([])
+
+
+def plan(ctx: RunContext, answers: list[Answer] | None = None, feedback: str = "") -> PlanOutput:
+    """Run the planner and install its plan in task.md (status researching, round 1)."""
+    ctx.sink(PhaseStarted("plan", 0))
+    output = ctx.workspace.result_file("planner")
+    prompt = render_prompt(
+        "planner",
+        role="planner",
+        task_id="",
+        round=0,
+        output_file=ctx.workspace.relative(output),
+        today=ctx.today,
+        request=ctx.doc.request,
+        answers=answers or [],
+        feedback=feedback,
+        constraints=constraints(ctx),
+        max_tasks=ctx.config.max_tasks,
+        language=ctx.config.language or "",
+    )
+    step = run_step(
+        ctx, "planner", "planner", "", prompt, output, lambda p: parse_plan(p, ctx.config.max_tasks)
+    )
+    if step.value is None:
+        raise AgentError(
+            f"the planner did not produce a usable plan: {step.failure}",
+            hint=f"see {ctx.workspace.relative(ctx.workspace.log_file('planner'))} and "
+            f"{ctx.workspace.relative(output)}; run again to retry",
+        )
+    install_plan(ctx, step.value)
+    ctx.sink(PhaseFinished("plan", 0, f"{len(step.value.tasks)} tasks, {len(step.value.dimensions)} dimensions"))
+    return step.value
+
+
+def install_plan(ctx: RunContext, result: PlanOutput) -> None:
+    """Write the plan into the document and save it."""
+    doc = ctx.doc
+    doc.front.complexity = result.complexity
+    doc.dimensions = result.dimensions
+    doc.outline = result.outline
+    for task in result.tasks:
+        task.status = TaskStatus.PENDING
+        task.round = 1
+    doc.tasks = result.tasks
+    doc.front.status = RunStatus.RESEARCHING
+    doc.front.round = 1
+    ctx.save("plan")

@@ -1,0 +1,128 @@
+"""Phase: reflect. The reflector scores the research; code records it and decides what comes next."""
+
+from __future__ import annotations
+
+from deepresearch.contracts.reflect import Assessment, fallback_assessment, parse_assessment
+from deepresearch.events import Notice, PhaseFinished, PhaseStarted, RoundFinished
+from deepresearch.pipeline.context import RunContext
+from deepresearch.pipeline.prompts import render_prompt
+from deepresearch.pipeline.spend import spent_so_far
+from deepresearch.pipeline.step import run_step
+from deepresearch.pipeline.stop import Decision, decide
+from deepresearch.state.model import (
+    Conflict, Gap, GapStatus, Priority, QualityRow, RunStatus, Task, TaskStatus, Verified, next_id,
+)  # fmt: skip
+
+
+def assess(ctx: RunContext) -> Assessment:
+    """Run the reflector; an unreadable assessment (after one repair) becomes the fallback."""
+    doc = ctx.doc
+    output = ctx.workspace.result_file("reflector")
+    prompt = render_prompt(
+        "reflector",
+        role="reflector",
+        task_id="",
+        round=doc.front.round,
+        output_file=ctx.workspace.relative(output),
+        today=ctx.today,
+        request=doc.request,
+        threshold=ctx.config.quality_threshold,
+        max_rounds=ctx.config.max_rounds,
+        breadth=ctx.config.breadth,
+        fact_count=len(doc.facts),
+        source_count=len(doc.sources),
+        unverified=[f.id for f in doc.facts if f.verified is Verified.NO],
+        outline=doc.outline,
+    )
+    fact_ids = {f.id for f in doc.facts}
+    dim_ids = {d.id for d in doc.dimensions}
+    step = run_step(ctx, "reflector", "reflector", "", prompt, output, lambda p: parse_assessment(p, fact_ids, dim_ids))
+    if step.value is None:
+        ctx.sink(Notice(f"reflector assessment unusable ({step.failure}); using score 5 and going on", "warning"))
+        return fallback_assessment()
+    return step.value
+
+
+def record_assessment(ctx: RunContext, assessment: Assessment) -> None:
+    """Coverage, hallucination flags, conflicts and gaps from the assessment into the document."""
+    doc = ctx.doc
+    for dim in doc.dimensions:
+        dim.coverage = assessment.coverage.get(dim.id, dim.coverage)
+    for fact in doc.facts:
+        if fact.id in assessment.hallucinations:
+            fact.verified = Verified.NO
+    known_sets = {frozenset(c.facts) for c in doc.conflicts}
+    for claim in assessment.conflicts:
+        if frozenset(claim.facts) in known_sets:
+            continue
+        conflict_id = next_id([c.id for c in doc.conflicts], "CONF-")
+        doc.conflicts.append(Conflict(conflict_id, claim.topic, claim.facts, claim.severity, "", claim.suggested_wording))
+        known_sets.add(frozenset(claim.facts))
+    listed = set(assessment.knowledge_gaps)
+    for gap in doc.gaps:
+        if gap.status is not GapStatus.CLOSED and gap.gap not in listed:
+            gap.status = GapStatus.CLOSED
+    open_texts = {g.gap for g in doc.gaps if g.status is not GapStatus.CLOSED}
+    for text in assessment.knowledge_gaps:
+        if text not in open_texts:
+            doc.gaps.append(Gap(next_id([g.id for g in doc.gaps], "G"), text, doc.front.round))
+
+
+def plan_next_round(ctx: RunContext, assessment: Assessment) -> list[Task]:
+    """New E-tasks for the next round: the reflector's tasks, else the top open gaps (≤ breadth)."""
+    doc = ctx.doc
+    next_round = doc.front.round + 1
+    existing = {t.title.strip().lower() for t in doc.tasks}
+    all_dims = [d.id for d in doc.dimensions]
+    proposals = [(t.task, t.dimensions or all_dims[:1], t.priority, t.depends) for t in assessment.new_tasks]
+    if not proposals:
+        proposals = [(g, all_dims[:1], Priority.HIGH, []) for g in assessment.knowledge_gaps]
+    created: list[Task] = []
+    task_ids = {t.id for t in doc.tasks}
+    for title, dims, priority, depends in proposals:
+        if len(created) >= ctx.config.breadth or title.strip().lower() in existing:
+            continue
+        task_id = next_id([t.id for t in doc.tasks], "E")
+        deps = [d for d in depends if d in task_ids]
+        task = Task(task_id, title, list(dims), priority, deps, TaskStatus.PENDING, next_round)
+        doc.tasks.append(task)
+        task_ids.add(task_id)
+        existing.add(title.strip().lower())
+        created.append(task)
+    for gap in doc.gaps:
+        if gap.status is GapStatus.OPEN and created:
+            gap.status = GapStatus.ADDRESSED
+    return created
+
+
+def reflect(ctx: RunContext) -> Decision:
+    """Assess the round, record the Quality row, and either set up the next round or stop."""
+    doc = ctx.doc
+    round_no = doc.front.round
+    ctx.sink(PhaseStarted("reflect", round_no))
+    assessment = assess(ctx)
+    record_assessment(ctx, assessment)
+    previous = [q.score for q in doc.quality if q.round < round_no]
+    decision = decide(ctx.config, round_no, assessment, previous, spent_so_far(ctx))
+    new_tasks: list[Task] = []
+    if not decision.stop:
+        new_tasks = plan_next_round(ctx, assessment)
+        if not new_tasks:
+            decision = Decision(True, "no new research tasks could be derived from the gaps")
+    subs = assessment.sub_scores
+    doc.quality = [q for q in doc.quality if q.round != round_no]
+    doc.quality.append(
+        QualityRow(round_no, assessment.score, subs.get("completeness"), subs.get("depth"),
+                   subs.get("reliability"), subs.get("actionability"), len(assessment.knowledge_gaps),
+                   decision.label)
+    )  # fmt: skip
+    if decision.stop:
+        doc.front.status = RunStatus.SYNTHESIZING
+        doc.front.termination_reason = decision.reason
+    else:
+        doc.front.round = round_no + 1
+        doc.front.status = RunStatus.RESEARCHING
+    ctx.save(f"reflect-r{round_no}")
+    ctx.sink(RoundFinished(round_no, assessment.score, len(assessment.knowledge_gaps), decision.label, decision.reason))
+    ctx.sink(PhaseFinished("reflect", round_no, f"{len(new_tasks)} new tasks" if new_tasks else decision.label))
+    return decision

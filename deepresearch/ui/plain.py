@@ -1,0 +1,83 @@
+"""Plain, timestamped, line-oriented progress: for logs, CI and anything that is not a terminal."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import TextIO
+
+from deepresearch.events import (
+    AgentFinished, AgentRetry, AgentStarted, Event, FactsMerged, Notice, OutputRepair, PhaseFinished,
+    PhaseStarted, RoundFinished, RunFinished, RunStarted,
+)  # fmt: skip
+
+
+def format_event(event: Event) -> str | None:
+    """The line shown for an event, or None for events not worth a line."""
+    match event:
+        case RunStarted():
+            verb = "resuming" if event.resumed else "starting"
+            return f"{verb} research in {event.workdir}: {event.question}"
+        case PhaseStarted():
+            return f"phase {event.phase}" + (f" (round {event.round})" if event.round else "")
+        case PhaseFinished():
+            return f"phase {event.phase} done" + (f": {event.detail}" if event.detail else "")
+        case AgentStarted():
+            return f"  ▶ {event.label} ({event.agent}{'/' + event.model if event.model else ''}, attempt {event.attempt})"
+        case AgentFinished():
+            status = "ok" if event.ok else f"failed ({event.failure}: {event.message})"
+            return f"  ■ {event.label} {status} in {event.duration:.1f}s"
+        case AgentRetry():
+            return f"  ↻ {event.label} retry in {event.delay:.0f}s: {event.reason}"
+        case OutputRepair():
+            return f"  ✎ {event.label} output rejected, asking for a repair: " + "; ".join(event.problems[:3])
+        case FactsMerged():
+            return (
+                f"  + {event.task_id}: {event.new_facts} facts, {event.new_sources} sources "
+                f"(total {event.total_facts} facts, {event.total_sources} sources)"
+            )
+        case RoundFinished():
+            score = f"{event.score:g}" if event.score is not None else "-"
+            return f"round {event.round}: score {score}, {event.gaps} gaps → {event.decision}"
+        case Notice():
+            return f"{'warning: ' if event.level == 'warning' else ''}{event.message}"
+        case RunFinished():
+            return summary_text(event)
+    return None
+
+
+def summary_text(event: RunFinished) -> str:
+    """The final summary: report, termination reason, score history, usage and cost."""
+    scores = " → ".join(f"{s:g}" for s in event.scores) or "-"
+    lines = [
+        f"research {event.status}" + (f": {event.reason}" if event.reason else ""),
+        f"  report: {event.report or '-'}",
+        f"  rounds: {event.rounds}; scores: {scores}",
+        f"  agent calls: {event.agent_calls}; tokens: {event.input_tokens} in / {event.output_tokens} out; "
+        f"cost: ${event.cost_usd:.4f}",
+    ]
+    return "\n".join(lines)
+
+
+class PlainDisplay:
+    """Writes one timestamped line per event; `quiet` keeps only warnings and the final summary."""
+
+    def __init__(self, stream: TextIO | None = None, quiet: bool = False) -> None:
+        self.stream = stream or sys.stdout
+        self.quiet = quiet
+        self._lock = threading.Lock()
+
+    def __call__(self, event: Event) -> None:
+        if self.quiet and not isinstance(event, (RunFinished, Notice)):
+            return
+        if self.quiet and isinstance(event, Notice) and event.level != "warning":
+            return
+        line = format_event(event)
+        if line is None:
+            return
+        stamp = time.strftime("%H:%M:%S", time.localtime(event.ts))
+        with self._lock:
+            for part in line.splitlines():
+                self.stream.write(f"{stamp} {part}\n")
+            self.stream.flush()
