@@ -67,6 +67,8 @@ class Config:
     backend_args: dict[str, list[str]] = field(default_factory=dict)  # extra argv per backend
     chromium_path: str | None = None
     archive_timeout: float = 30.0
+    archive_max_bytes: int = 15 * 1024 * 1024  # larger pages and documents are recorded as too_large
+    archive_concurrency: int = 4  # pages loaded at once by one `deepresearch archive` (2 per host)
     # search
     search_strategy: str = "chain"  # chain | race | batch
     search_providers: list[str] | None = None  # order and selection; None: SEARCH_PROVIDERS order
@@ -91,6 +93,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 }
 _POSITIVE = {"max_rounds", "concurrency", "agent_timeout", "breadth", "max_tasks", "archive_timeout"}
 _POSITIVE |= {"search_timeout"}
+_POSITIVE |= {"archive_max_bytes", "archive_concurrency"}
 _NON_NEGATIVE = {"retries", "min_rounds", "backoff_base", "backoff_max", "min_improvement"}
 
 
