@@ -92,7 +92,8 @@ class ProcessRunner:
                 break
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=0.05)
-        interrupted = self._stopping.is_set() and proc.returncode is None
+        # Killed by stop_all (or about to be): the call did not finish on its own.
+        interrupted = self._stopping.is_set() and (proc.returncode is None or proc.returncode < 0)
         # The call is over: nothing it spawned may outlive it (and keep our pipes open).
         kill_group(proc)
         for reader in readers:

@@ -1,0 +1,92 @@
+"""The process runner: output logging, timeouts that kill the whole group, stop_all."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+from deepresearch.agents.process import ProcessRunner
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie still answers kill(0); read its state.
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().split()[2] != "Z"
+
+
+def test_output_is_captured_and_logged(tmp_path: Path) -> None:
+    code = "import sys; print('to stdout'); print('to stderr', file=sys.stderr); sys.exit(3)"
+    outcome = ProcessRunner().run([sys.executable, "-c", code], tmp_path, dict(os.environ), 30, tmp_path / "x.log")
+    assert outcome.exit_code == 3
+    assert outcome.stdout == "to stdout\n"
+    assert outcome.stderr == "to stderr\n"
+    log = (tmp_path / "x.log").read_text()
+    assert "to stdout" in log and "to stderr" in log and "exit 3" in log
+
+
+def test_stdin_is_dev_null(tmp_path: Path) -> None:
+    code = "import sys; print(repr(sys.stdin.read()))"
+    outcome = ProcessRunner().run([sys.executable, "-c", code], tmp_path, dict(os.environ), 30, tmp_path / "x.log")
+    assert outcome.stdout.strip() == "''"
+
+
+def test_timeout_kills_the_process_and_its_children(tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"
+    code = (
+        "import subprocess, time, pathlib; "
+        "c = subprocess.Popen(['sleep', '600']); "
+        f"pathlib.Path({str(pid_file)!r}).write_text(str(c.pid)); time.sleep(600)"
+    )
+    outcome = ProcessRunner().run([sys.executable, "-c", code], tmp_path, dict(os.environ), 1.5, tmp_path / "x.log")
+    assert outcome.timed_out and outcome.exit_code is None
+    child = int(pid_file.read_text())
+    deadline = time.time() + 5
+    while _alive(child) and time.time() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child), "the child the agent spawned outlived the timeout"
+    assert "timed out" in (tmp_path / "x.log").read_text()
+
+
+def test_children_left_behind_after_a_normal_exit_are_killed(tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"
+    code = (
+        "import subprocess, pathlib; "
+        "c = subprocess.Popen(['sleep', '600']); "
+        f"pathlib.Path({str(pid_file)!r}).write_text(str(c.pid))"
+    )
+    outcome = ProcessRunner().run([sys.executable, "-c", code], tmp_path, dict(os.environ), 30, tmp_path / "x.log")
+    assert outcome.exit_code == 0
+    child = int(pid_file.read_text())
+    deadline = time.time() + 5
+    while _alive(child) and time.time() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child)
+
+
+def test_stop_all_interrupts_running_processes(tmp_path: Path) -> None:
+    runner = ProcessRunner()
+    results = []
+
+    def run() -> None:
+        results.append(
+            runner.run(["sleep", "600"], tmp_path, dict(os.environ), 600, tmp_path / "x.log")
+        )
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    deadline = time.time() + 5
+    while not runner.live_pids and time.time() < deadline:
+        time.sleep(0.02)
+    runner.stop_all()
+    thread.join(timeout=10)
+    assert results and results[0].interrupted and results[0].exit_code is None
+    # Once stopping, no new process starts.
+    late = runner.run(["true"], tmp_path, dict(os.environ), 5, tmp_path / "y.log")
+    assert late.interrupted
