@@ -1,0 +1,146 @@
+"""Numbers written in prose, and whether a chart value is one of them.
+
+Reading a text (after NFKC, so full-width digits and `％` count, and non-breaking spaces are spaces):
+
+- thousands separators: `1,234,567`, `1 234 567` (space, no-break or thin space), `1.234.567`;
+- decimals: `3.5` and `3,5`. A single `,` or `.` followed by exactly three digits is ambiguous
+  (`1,234` / `1.234`), so both readings are kept: 1234 and 1.234;
+- sign: a leading `-` or `−` (or a dash after a space), never the hyphen of `COVID-19` or `2019-2020`;
+- percentages: `42%`, `42 percent`, `42 per cent`, `42个百分点` read as 42 and also as 0.42;
+- scale words: `thousand`/`k`, `million`/`mn`/`m`, `billion`/`bn`/`b`, `trillion`/`tn`, and
+  `千`, `万`, `百万`, `千万`, `亿`, `万亿`: `1.2 million` is read as both 1.2 and 1200000.
+
+The matching rule (`value_matches`): a chart value v matches a number m read in the text when
+v == m exactly, or when v is m rounded to v's own written precision (v has fewer decimals, e.g.
+3.1 from 3.14, or 1200000 from 1,234,000 rounded to the hundred thousand) and differs from m by at
+most 5% of m. A chart may round a source's number, never add precision to it nor move it. A
+negative v also matches the unsigned number |v| when the text says the quantity fell (fell, declined,
+decreased, dropped, down, lost, 下降, 减少, 下跌...), since "fell 3.5%" is charted as -3.5.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
+
+TOLERANCE = Decimal("0.05")
+_SPACES = "[ \u00a0\u202f\u2009]"
+_NUMBER = re.compile(
+    rf"(?<![\w.,])(?P<sign>[-−]|(?<!\S)[–—])?"
+    rf"(?P<num>\d{{1,3}}(?:{_SPACES}\d{{3}})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)*)"
+    r"(?P<suffix>\s?(?:%|percent\b|per cent\b|pct\b|个百分点|万亿|千万|百万|亿|万|千)"
+    r"|\s?(?:thousand|million|billion|trillion)\b|(?:k|mn|m|bn|b|tn)\b)?",
+    re.IGNORECASE | re.ASCII,  # ASCII: a CJK character before a number is not part of a word
+)
+_SCALES = {
+    "thousand": 3, "k": 3, "million": 6, "mn": 6, "m": 6, "billion": 9, "bn": 9, "b": 9,
+    "trillion": 12, "tn": 12, "千": 3, "万": 4, "百万": 6, "千万": 7, "亿": 8, "万亿": 12,
+}  # fmt: skip
+_FELL = re.compile(
+    r"\b(fell|fall(s|ing)?|declin\w*|decreas\w*|drop\w*|down|lower\w*|los[st]\w*|shr[ai]nk\w*|"
+    r"contract\w*|reduc\w*|negative|minus)\b|下降|减少|下跌|降低|亏损|缩减|萎缩|跌",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One reading of a number in a text, with where it was written."""
+
+    value: Decimal
+    start: int
+    end: int
+    signed: bool  # written with a minus sign
+
+
+def normalize(text: str) -> str:
+    """NFKC: full-width digits and signs become ASCII, special spaces become plain spaces."""
+    return unicodedata.normalize("NFKC", text)
+
+
+def _readings(num: str) -> set[Decimal]:
+    """Every plausible value of a digit string with separators (see the module docstring)."""
+    compact = re.sub(_SPACES, "", num)
+    if compact != num:  # space-grouped thousands; a decimal part may follow
+        return {Decimal(compact.replace(",", "."))}
+    parts = re.split(r"([.,])", num)
+    digits, seps = parts[0::2], parts[1::2]
+    if not seps:
+        return {Decimal(num)}
+    if len(seps) == 1:
+        decimal = Decimal(f"{digits[0]}.{digits[1]}")
+        return {decimal, Decimal(digits[0] + digits[1])} if len(digits[1]) == 3 else {decimal}
+    groups_ok = len(digits[0]) <= 3 and all(len(d) == 3 for d in digits[1:-1])
+    if groups_ok and len(set(seps)) == 1 and len(digits[-1]) == 3:
+        return {Decimal("".join(digits))}  # 1,234,567 or 1.234.567
+    if groups_ok and len(set(seps[:-1])) == 1 and seps[-1] != seps[0]:
+        return {Decimal(f"{''.join(digits[:-1])}.{digits[-1]}")}  # 1,234.5 or 1.234,5
+    return set()  # a version number, a date or a list: not one number
+
+
+def mentions(text: str) -> list[Mention]:
+    """Every reading of every number written in `text` (normalised with `normalize`)."""
+    found: list[Mention] = []
+    for match in _NUMBER.finditer(normalize(text)):
+        suffix = (match.group("suffix") or "").strip().lower()
+        signed = match.group("sign") is not None
+        for base in _readings(match.group("num")):
+            values = {base}
+            if suffix in _SCALES:
+                values.add(base.scaleb(_SCALES[suffix]))
+            elif suffix:  # a percentage
+                values.add(base.scaleb(-2))
+            for value in values:
+                found.append(Mention(-value if signed else value, match.start(), match.end(), signed))
+    return found
+
+
+def _quantum(written: str) -> int:
+    """The exponent of the last written digit: -1 for "3.1", 0 for "41", 5 for "1200000"."""
+    number = Decimal(written)
+    if "." in written or "e" in written.lower():
+        exponent = number.as_tuple().exponent
+        return exponent if isinstance(exponent, int) else 0
+    if number == 0:
+        return 0
+    exponent = number.normalize().as_tuple().exponent
+    return exponent if isinstance(exponent, int) else 0
+
+
+def value_matches(written: str, number: Decimal) -> bool:
+    """Whether a chart value written as `written` is `number`, exactly or rounded (module rule)."""
+    try:
+        value = Decimal(written)
+    except InvalidOperation:
+        return False
+    if value == number:
+        return True
+    if number == 0 or abs(value - number) > abs(number) * TOLERANCE:
+        return False
+    step = Decimal(1).scaleb(_quantum(written))
+    return any(number.quantize(step, rounding=mode) == value for mode in (ROUND_HALF_UP, ROUND_HALF_EVEN))
+
+
+def find_value(written: str, text: str) -> Mention | None:
+    """The mention in `text` that the value matches, or None (see the module docstring)."""
+    found = mentions(text)
+    for mention in found:
+        if value_matches(written, mention.value):
+            return mention
+    if written.startswith("-") and _FELL.search(normalize(text)):
+        return next((m for m in found if not m.signed and value_matches(written[1:], m.value)), None)
+    return None
+
+
+def closest_excerpt(written: str, text: str, width: int = 30) -> str:
+    """The part of `text` around the number nearest to the value, for a rejection message."""
+    text = normalize(text)
+    found = mentions(text)
+    if not found:
+        return text[: 2 * width] + ("..." if len(text) > 2 * width else "")
+    target = Decimal(written)
+    best = min(found, key=lambda m: abs(m.value - target) / max(abs(target), Decimal(1)))
+    start, end = max(0, best.start - width), min(len(text), best.end + width)
+    return f"{'...' if start else ''}{text[start:end].strip()}{'...' if end < len(text) else ''}"

@@ -1,0 +1,89 @@
+"""Reading numbers written in prose, and the rounding rule for chart values."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from deepresearch.figures.numbers import closest_excerpt, find_value, mentions, value_matches
+
+
+def readings(text: str) -> set[Decimal]:
+    return {m.value for m in mentions(text)}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1,234 units", {"1234", "1.234"}),  # ambiguous: both readings kept
+        ("1,234,567 people", {"1234567"}),
+        ("1 234 567 people", {"1234567"}),
+        ("1\u00a0234 people", {"1234"}),  # no-break space
+        ("1\u202f234,5 m³", {"1234.5"}),  # thin space, decimal comma
+        ("1.234.567 Einwohner", {"1234567"}),
+        ("1,234.5 tonnes", {"1234.5"}),
+        ("3,5 Prozent", {"3.5"}),
+        ("rose 42%", {"42", "0.42"}),
+        ("rose 42 percent", {"42", "0.42"}),
+        ("增长１２.５％", {"12.5", "0.125"}),  # full-width digits and percent sign
+        ("a change of -3.5 points", {"-3.5"}),
+        ("a change of −3.5 points", {"-3.5"}),  # U+2212 minus
+        ("COVID-19 in 2019-2020", {"19", "2019", "2020"}),  # hyphens are not minus signs
+        ("1.2 million cars", {"1.2", "1200000"}),
+        ("$3.4bn in revenue", {"3.4", "3400000000"}),
+        ("1.2 billion users", {"1.2", "1200000000"}),
+        ("销量达到949.5万辆", {"949.5", "9495000"}),
+        ("收入3亿元", {"3", "300000000"}),
+        ("version 1.2.3", set()),
+    ],
+)
+def test_numbers_are_read_with_separators_signs_percent_and_scale(text: str, expected: set[str]) -> None:
+    assert readings(text) == {Decimal(v) for v in expected}
+
+
+@pytest.mark.parametrize(
+    ("written", "number", "matches"),
+    [
+        ("40.2", "40.2", True),
+        ("3.1", "3.14", True),  # rounded to the chart's precision
+        ("3.2", "3.14", False),
+        ("3.14", "3.1", False),  # more precise than the source
+        ("40", "40.2", True),
+        ("41.0", "40.2", False),
+        ("40.0", "40.2", False),  # "40.0" claims one decimal
+        ("1200000", "1234000", True),  # rounded to 1e5, within 5%
+        ("1000", "1234", False),  # rounds, but moves the number by 19%
+        ("0", "0.4", False),
+        ("0.42", "0.42", True),
+        ("2.5", "2.45", True),  # half up
+        ("-3.5", "-3.5", True),
+    ],
+)
+def test_rounding_rule(written: str, number: str, matches: bool) -> None:
+    assert value_matches(written, Decimal(number)) is matches
+
+
+def test_percent_value_matches_with_or_without_the_percent_sign() -> None:
+    assert find_value("42", "a share of 42%")
+    assert find_value("0.42", "a share of 42%")
+    assert not find_value("43", "a share of 42%")
+
+
+def test_scaled_values_match_either_form() -> None:
+    assert find_value("1200000", "1.2 million people")
+    assert find_value("1.2", "1.2 million people")
+    assert find_value("9495000", "销量达到949.5万辆")
+
+
+def test_negative_value_matches_an_unsigned_number_only_when_the_text_says_it_fell() -> None:
+    assert find_value("-14", "Battery prices fell 14% in 2023")
+    assert find_value("-37.9", "利润下降37.9%")
+    assert not find_value("-14", "Battery prices rose 14% in 2023")
+
+
+def test_excerpt_shows_the_nearest_number() -> None:
+    text = "In 2023 the renewable share of EU electricity generation reached 40.2%, up from 38.5% in 2022."
+    excerpt = closest_excerpt("41.0", text)
+    assert "40.2%" in excerpt
+    assert excerpt.startswith("...")
