@@ -1,0 +1,229 @@
+"""Parse task.md text into a `TaskDoc` (DESIGN.md §4): forgiving about form, strict about meaning.
+
+Layout: YAML front matter between `---` lines, then the sections, each opened by a line
+`## <Heading>` with one of the contract's headings (any order, case-insensitive). Only those headings
+split sections, so `## Background` inside the request is part of the request; a line that would read
+as a contract heading inside Request or Scratchpad is written with a leading backslash (`\\## Facts`).
+Table sections hold one markdown table (markdown-it-py's GFM table rule finds its rows) and nothing
+else; notes belong in `## Scratchpad`. Every problem raises `StateError` naming the line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_block.table import escapedSplit
+
+from deepresearch.errors import StateError
+from deepresearch.state.cells import CellError, unescape_cell
+from deepresearch.state.header import parse_front_matter
+from deepresearch.state.model import TaskDoc
+from deepresearch.state.schema import (
+    ALLOWED_HEADINGS,
+    SECTION_ORDER,
+    TABLE_BY_KEY,
+    LineMap,
+    TableSpec,
+    any_heading,
+    heading_key,
+)
+from deepresearch.state.validate import raise_problems, validate_doc
+
+# Block structure only: tables and paragraphs (anything that is not a table reads as a paragraph).
+_MD = MarkdownIt("zero").enable("table").disable("inline")
+
+
+@dataclass
+class Parsed:
+    """A parsed document and where each part of it was written."""
+
+    doc: TaskDoc
+    lines: LineMap
+
+
+@dataclass
+class _Section:
+    key: str
+    heading_line: int  # 1-based
+    body: list[str]  # the lines after the heading, up to the next section
+
+
+def parse_task_md(text: str, path: str = "task.md") -> TaskDoc:
+    """Parse and validate task.md text; raise `StateError` naming the line of the first problem(s)."""
+    parsed = parse_with_lines(text, path)
+    raise_problems(validate_doc(parsed.doc, parsed.lines))
+    return parsed.doc
+
+
+def parse_with_lines(text: str, path: str = "task.md") -> Parsed:
+    """Parse task.md text (form and field values only, no cross-reference checks) with its line map."""
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    body_start = _front_matter_end(lines, path)
+    front, front_lines = parse_front_matter("\n".join(lines[1 : body_start - 1]), path, first_line=2)
+    line_map = LineMap(path=path, front=front_lines, last_line=max(len(lines) - (lines[-1] == ""), 1))
+    sections = _split_sections(lines, body_start, path)
+    values: dict[str, Any] = {}
+    for key, heading in SECTION_ORDER:
+        section = sections.get(key)
+        if section is None:
+            raise StateError(
+                f"missing section '## {heading}'; task.md needs all of: {ALLOWED_HEADINGS}",
+                path,
+                line_map.last_line,
+            )
+        line_map.sections[key] = section.heading_line
+        spec = TABLE_BY_KEY.get(key)
+        if spec is None:
+            values[key] = _verbatim_text(section.body)
+        else:
+            values[key], line_map.rows[key] = _parse_table(spec, section, path)
+    return Parsed(TaskDoc(front=front, **values), line_map)
+
+
+def _front_matter_end(lines: list[str], path: str) -> int:
+    """The index of the first line after the closing `---` of the front matter."""
+    if lines[0].rstrip() != "---":
+        raise StateError("expected YAML front matter: task.md must start with a line '---'", path, 1)
+    for index in range(1, len(lines)):
+        if lines[index].rstrip() in ("---", "..."):
+            return index + 1
+    raise StateError("front matter is not closed: expected a line '---' after the YAML header", path, 1)
+
+
+def _split_sections(lines: list[str], start: int, path: str) -> dict[str, _Section]:
+    sections: dict[str, _Section] = {}
+    current: _Section | None = None
+    for index in range(start, len(lines)):
+        line = lines[index]
+        found = heading_key(line)
+        if found is not None and found[0] == 0:
+            key = found[1]
+            if key in sections:
+                first = sections[key].heading_line
+                raise StateError(
+                    f"section '{line.strip()}' appears twice (first on line {first})", path, index + 1
+                )
+            current = sections[key] = _Section(key, index + 1, [])
+        elif current is not None:
+            current.body.append(line)
+        elif line.strip():
+            title = any_heading(line)
+            what = f"unknown section heading '## {title}'" if title else "text before the first section"
+            raise StateError(f"{what}; allowed headings: {ALLOWED_HEADINGS}", path, index + 1)
+    return sections
+
+
+def _verbatim_text(body: list[str]) -> str:
+    """Request / Scratchpad text: kept as written, minus blank lines around it and heading escapes."""
+    start, end = 0, len(body)
+    while start < end and not body[start].strip():
+        start += 1
+    while end > start and not body[end - 1].strip():
+        end -= 1
+    out = []
+    for line in body[start:end]:
+        found = heading_key(line)
+        out.append(line.replace("\\", "", 1) if found is not None else line)
+    return "\n".join(out)
+
+
+def _parse_table(spec: TableSpec, section: _Section, path: str) -> tuple[list[Any], list[int]]:
+    """The rows of a table section (an empty section is an empty table), with their lines."""
+    offset = section.heading_line + 1  # file line of body[0]
+    tokens = _MD.parse("\n".join(section.body))
+    tables = [t for t in tokens if t.type == "table_open"]
+    for token in tokens:
+        if token.type == "paragraph_open" and token.map is not None:
+            _outside_table(spec, section.body[token.map[0]], offset + token.map[0], path)
+    if not tables:
+        return [], []
+    if len(tables) > 1 and tables[1].map is not None:
+        raise StateError(
+            f"{spec.heading}: a second table; the section holds one table ({spec.header_text})",
+            path,
+            offset + tables[1].map[0],
+        )
+    row_starts = [t.map[0] for t in tokens if t.type == "tr_open" and t.map is not None]
+    positions = _header_positions(spec, _cells(section.body[row_starts[0]]), path, offset + row_starts[0])
+    rows: list[Any] = []
+    row_lines: list[int] = []
+    for index, start in enumerate(row_starts[1:]):
+        line = offset + start
+        rows.append(_parse_row(spec, _cells(section.body[start]), positions, index, path, line))
+        row_lines.append(line)
+    return rows, row_lines
+
+
+def _outside_table(spec: TableSpec, line_text: str, line: int, path: str) -> None:
+    title = any_heading(line_text)
+    if title is not None:
+        raise StateError(
+            f"unknown section heading '## {title}'; allowed headings: {ALLOWED_HEADINGS}", path, line
+        )
+    shown = line_text.strip()
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    raise StateError(
+        f"{spec.heading}: expected only a table with columns {spec.header_text}, found text '{shown}'"
+        " (notes belong in ## Scratchpad)",
+        path,
+        line,
+    )
+
+
+def _cells(line_text: str) -> list[str]:
+    """A row's raw cells, as the GFM table rule splits them (outer pipes optional, `\\|` kept)."""
+    cells = escapedSplit(line_text.strip())
+    if cells and cells[0] == "":
+        cells.pop(0)
+    if cells and cells[-1] == "":
+        cells.pop()
+    return cells
+
+
+def _header_positions(spec: TableSpec, header: list[str], path: str, line: int) -> list[int]:
+    """For each spec column, its position in this table's header (columns may come in any order)."""
+    names = [" ".join(cell.split()).casefold() for cell in header]
+    expected = f"expected columns {spec.header_text}"
+    known = {column.header.casefold() for column in spec.columns}
+    for position, name in enumerate(names):
+        if name not in known:
+            raise StateError(
+                f"{spec.heading} table: unknown column '{header[position].strip()}'; {expected}", path, line
+            )
+        if names.index(name) != position:
+            raise StateError(
+                f"{spec.heading} table: column '{header[position].strip()}' appears twice", path, line
+            )
+    missing = [column.header for column in spec.columns if column.header.casefold() not in names]
+    if missing:
+        raise StateError(
+            f"{spec.heading} table: missing column(s) {', '.join(missing)}; {expected}", path, line
+        )
+    return [names.index(column.header.casefold()) for column in spec.columns]
+
+
+def _parse_row(
+    spec: TableSpec, cells: list[str], positions: list[int], index: int, path: str, line: int
+) -> Any:
+    label_position = next(
+        p for p, c in zip(positions, spec.columns, strict=True) if c.field == spec.label_field
+    )
+    label_text = unescape_cell(cells[label_position]) if label_position < len(cells) else ""
+    label = spec.row_label(label_text, index)
+    if len(cells) != len(spec.columns):
+        raise StateError(
+            f"{label}: {len(cells)} cells, expected {len(spec.columns)} ({spec.header_text});"
+            " write a literal | as \\|",
+            path,
+            line,
+        )
+    values: dict[str, Any] = {}
+    for position, column in zip(positions, spec.columns, strict=True):
+        try:
+            values[column.field] = column.codec.parse(unescape_cell(cells[position]))
+        except CellError as exc:
+            raise StateError(f"{label}: {column.header} {exc}", path, line) from None
+    return spec.row_type(**values)

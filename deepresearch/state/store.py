@@ -1,0 +1,108 @@
+"""Load and save a workspace's task.md: validated reads, atomic writes, a snapshot per phase."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from deepresearch.errors import StateError
+from deepresearch.state.clock import iso_seconds, utc_now
+from deepresearch.state.model import TaskDoc
+from deepresearch.state.parser import parse_task_md
+from deepresearch.state.writer import atomic_write, render_task_md
+from deepresearch.workspace import Workspace
+
+_SNAPSHOT = re.compile(r"([0-9]{4,})-([a-z0-9-]+)\.md")
+
+
+class StateStore:
+    """task.md of one workspace. Only the orchestrator saves; people may edit between phases."""
+
+    def __init__(self, workspace: Workspace, clock: Callable[[], datetime] = utc_now) -> None:
+        self.workspace = workspace
+        self.clock = clock
+
+    @property
+    def path(self) -> Path:
+        return self.workspace.task_md
+
+    def exists(self) -> bool:
+        """Whether the workspace has a task.md."""
+        return self.path.is_file()
+
+    def load(self) -> TaskDoc:
+        """Read, parse and validate task.md; StateError names the line of any problem."""
+        return self._read(self.path)
+
+    def save(self, doc: TaskDoc, phase: str) -> Path:
+        """Stamp `updated`, write task.md atomically and a snapshot for `phase`; return the snapshot."""
+        stamp = iso_seconds(self.clock())
+        doc.front.updated = stamp
+        if not doc.front.created:
+            doc.front.created = stamp
+        text = render_task_md(doc)
+        # Refuse to write what could not be read back: a bug must not cost the person their run.
+        parse_task_md(text, path=f"{self.path.name} (not saved)")
+        atomic_write(self.path, text)
+        snapshot = self.workspace.snapshots / f"{self._next_number():04d}-{_slug(phase)}.md"
+        atomic_write(snapshot, text)
+        return snapshot
+
+    def snapshots(self) -> list[Path]:
+        """Every snapshot, oldest first."""
+        if not self.workspace.snapshots.is_dir():
+            return []
+        found = [(m, p) for p in self.workspace.snapshots.iterdir() if (m := _SNAPSHOT.fullmatch(p.name))]
+        return [path for match, path in sorted(found, key=lambda item: int(item[0].group(1)))]
+
+    def last_good_snapshot(self) -> Path | None:
+        """The newest snapshot that still parses and validates, or None."""
+        for snapshot in reversed(self.snapshots()):
+            try:
+                self._read(snapshot)
+            except (StateError, OSError, UnicodeDecodeError):
+                continue
+            return snapshot
+        return None
+
+    def restore(self, snapshot: Path) -> None:
+        """Put a snapshot back as task.md; the replaced task.md is kept under .deepresearch/replaced/."""
+        text = snapshot.read_text(encoding="utf-8")
+        parse_task_md(text, path=display_path(snapshot))
+        if self.path.exists():
+            kept = self.workspace.private / "replaced" / f"task-{self.clock().strftime('%Y%m%dT%H%M%S%f')}.md"
+            atomic_write(kept, self.path.read_text(encoding="utf-8", errors="replace"))
+        atomic_write(self.path, text)
+
+    def _read(self, path: Path) -> TaskDoc:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise StateError(
+                "not found", display_path(path), hint="start a new run, or pass the run's folder with -o"
+            ) from None
+        except UnicodeDecodeError as exc:
+            raise StateError(
+                f"is not UTF-8 text ({exc.reason} at byte {exc.start})", display_path(path)
+            ) from None
+        return parse_task_md(text, path=display_path(path))
+
+    def _next_number(self) -> int:
+        existing = self.snapshots()
+        match = _SNAPSHOT.fullmatch(existing[-1].name) if existing else None
+        return int(match.group(1)) + 1 if match else 1
+
+
+def display_path(path: Path) -> str:
+    """`path` as messages show it: relative to the current folder when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(path)
+
+
+def _slug(phase: str) -> str:
+    slug = "-".join(re.findall(r"[a-z0-9]+", phase.lower()))
+    return slug or "state"
