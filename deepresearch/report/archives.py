@@ -1,0 +1,71 @@
+"""Where a source's archived copy lives and whether it is still the file that was recorded."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path, PurePosixPath
+
+from deepresearch.state.model import Source
+
+
+class ArchiveState(StrEnum):
+    OK = "ok"
+    NO_ARCHIVE = "no-archive"  # task.md records no archive path
+    OUTSIDE = "outside"  # the recorded path leaves the workspace
+    MISSING = "missing"  # the file is not there
+    NO_HASH = "no-hash"  # the file is there but task.md records no SHA-256 to compare with
+    ALTERED = "altered"  # the file's SHA-256 differs from the recorded one
+
+
+@dataclass(frozen=True)
+class ArchiveStatus:
+    state: ArchiveState
+    path: Path | None  # absolute path of the archive file, when the record names a safe one
+    actual_sha256: str = ""
+
+
+def archive_path(source: Source, workspace_root: Path) -> Path | None:
+    """The absolute path of the source's archive, or None when unrecorded or outside the workspace."""
+    recorded = source.archive.strip()
+    if not recorded:
+        return None
+    relative = PurePosixPath(recorded.replace("\\", "/"))
+    if relative.is_absolute() or ".." in relative.parts:
+        return None
+    path = workspace_root / Path(*relative.parts)
+    # A symlink may still point outside the workspace: judge the resolved path.
+    return path if path.resolve().is_relative_to(workspace_root.resolve()) else None
+
+
+def file_sha256(path: Path) -> str:
+    """Hex SHA-256 of a file, read in chunks (archives may be large PDFs)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def normalize_sha256(recorded: str) -> str:
+    """A recorded hash compared case-insensitively, an optional `sha256:` prefix removed."""
+    value = recorded.strip().lower()
+    return value.removeprefix("sha256:").strip()
+
+
+def archive_status(source: Source, workspace_root: Path) -> ArchiveStatus:
+    """Check the source's archive file exists inside the workspace and matches its recorded hash."""
+    if not source.archive.strip():
+        return ArchiveStatus(ArchiveState.NO_ARCHIVE, None)
+    path = archive_path(source, workspace_root)
+    if path is None:
+        return ArchiveStatus(ArchiveState.OUTSIDE, None)
+    if not path.is_file():
+        return ArchiveStatus(ArchiveState.MISSING, path)
+    actual = file_sha256(path)
+    if not normalize_sha256(source.sha256):
+        return ArchiveStatus(ArchiveState.NO_HASH, path, actual)
+    if actual != normalize_sha256(source.sha256):
+        return ArchiveStatus(ArchiveState.ALTERED, path, actual)
+    return ArchiveStatus(ArchiveState.OK, path, actual)
