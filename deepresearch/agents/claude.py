@@ -1,0 +1,114 @@
+"""Claude Code (`claude`, npm `@anthropic-ai/claude-code`): argv, environment and result parsing.
+
+Permissions: `--dangerously-skip-permissions` refuses to run as root, so each tool profile is an
+explicit `--allowedTools` list, which works as root too. In `-p` mode a tool outside the list that
+needs approval is denied (exit 0, listed in `permission_denials`), never a hang. Writers also get
+`--disallowedTools` for the shell and the web, so the model is not even offered them.
+
+Output (`--output-format json`) is one object: `result`, `is_error`, `subtype`, `session_id`,
+`total_cost_usd`, `usage`, `api_error_status`. On an API error claude exits 1 with `is_error: true`
+and the HTTP status in `api_error_status`, while `subtype` may still say "success".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from deepresearch.agents.base import AgentRequest, AgentResult, FailureKind, ProcessOutcome, ToolProfile
+from deepresearch.agents.parsing import (
+    as_float,
+    as_int,
+    as_str,
+    bad_output,
+    crash_or_cause,
+    interrupted_or_timed_out,
+    json_object,
+    mapping,
+    sum_counts,
+)
+
+WRITER_TOOLS = ("Read", "Write", "Edit", "Glob", "Grep")
+WRITER_DENIED_TOOLS = ("Bash", "WebFetch", "WebSearch")
+RESEARCHER_TOOLS = (*WRITER_TOOLS, "Bash", "WebFetch", "WebSearch")
+# One quick retry inside claude saves a long session from a blip; our backoff handles the rest.
+MAX_RETRIES = "1"
+
+
+class ClaudeBackend:
+    """Claude Code in print mode (`claude -p`), one JSON result object on stdout."""
+
+    name = "claude"
+    executable = "claude"
+    install_hint = "npm install -g @anthropic-ai/claude-code"
+    login_hint = "run `claude` once and log in (or set ANTHROPIC_API_KEY)"
+
+    def build_argv(self, request: AgentRequest) -> list[str]:
+        """`claude -p PROMPT --output-format json [--model M] [extra] --allowedTools ...`."""
+        argv = [self.executable, "-p", request.prompt, "--output-format", "json"]
+        if request.model:
+            argv += ["--model", request.model]
+        argv += request.extra_args
+        # The tool options take several values each: last, so they cannot swallow anything else.
+        if request.tools is ToolProfile.WRITER:
+            argv += ["--allowedTools", " ".join(WRITER_TOOLS)]
+            argv += ["--disallowedTools", " ".join(WRITER_DENIED_TOOLS)]
+        else:
+            argv += ["--allowedTools", " ".join(RESEARCHER_TOOLS)]
+        return argv
+
+    def build_env(self, request: AgentRequest, base: Mapping[str, str]) -> dict[str, str]:
+        """`base` with claude's own API retries bounded (a value the user set is kept)."""
+        env = dict(base)
+        env.setdefault("CLAUDE_CODE_MAX_RETRIES", MAX_RETRIES)
+        return env
+
+    def parse(self, outcome: ProcessOutcome) -> AgentResult:
+        """Read claude's JSON result into text, usage and cost, or a classified failure."""
+        stopped = interrupted_or_timed_out(self.name, outcome)
+        if stopped:
+            return stopped
+        data = json_object(outcome.stdout)
+        if data is None or not ({"result", "is_error", "session_id"} & data.keys()):
+            if outcome.exit_code == 0:
+                return bad_output(self.name, self.login_hint, outcome.stdout)
+            return crash_or_cause(self.name, self.login_hint, outcome, f"{outcome.stderr}\n{outcome.stdout}")
+        subtype = as_str(data.get("subtype")) or ""
+        if data.get("is_error") is True or outcome.exit_code != 0 or subtype.startswith("error"):
+            said = "\n".join(filter(None, [as_str(data.get("result")), outcome.stderr]))
+            result = crash_or_cause(
+                self.name, self.login_hint, outcome, said, as_int(data.get("api_error_status"))
+            )
+            if subtype.startswith("error") and result.failure is FailureKind.CRASHED:
+                result.message = f"{self.name} stopped before finishing ({subtype})"
+            return _fill(result, data)
+        final = data.get("result")
+        if not isinstance(final, str):
+            return bad_output(self.name, self.login_hint, outcome.stdout)
+        return _fill(AgentResult(ok=True, text=final), data)
+
+    def version_argv(self) -> list[str]:
+        """The command that prints the installed version."""
+        return [self.executable, "--version"]
+
+    def login_check_argv(self) -> list[str] | None:
+        """`claude auth status`: prints `{"loggedIn": ...}` without calling a model."""
+        return [self.executable, "auth", "status"]
+
+    def read_login_check(self, outcome: ProcessOutcome) -> bool | None:
+        """The `loggedIn` answer of `claude auth status` (None when unreadable). An API key in
+        the environment works even when this says false."""
+        data = json_object(outcome.stdout)
+        logged_in = data.get("loggedIn") if data else None
+        return logged_in if isinstance(logged_in, bool) else None
+
+
+def _fill(result: AgentResult, data: dict[str, object]) -> AgentResult:
+    """Copy session, tokens (cache writes and reads count as input) and cost into `result`."""
+    usage = mapping(data.get("usage"))
+    keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    result.input_tokens = sum_counts(as_int(usage.get(key)) for key in keys)
+    result.output_tokens = as_int(usage.get("output_tokens"))
+    result.cost_usd = as_float(data.get("total_cost_usd"))
+    result.session_id = as_str(data.get("session_id"))
+    result.raw = data
+    return result

@@ -1,0 +1,132 @@
+"""Codex CLI (`codex`, npm `@openai/codex`): argv, environment and result parsing.
+
+Tools: codex acts through its shell (file edits are commands or patches), so the shell cannot be
+taken from writers; its sandbox is what restricts them. Both profiles need
+`--sandbox workspace-write`: the default read-only sandbox makes the output file's write fail.
+workspace-write blocks the network, which keeps writers off the web; researchers add
+`-c sandbox_workspace_write.network_access=true` so their shell (`deepresearch archive`,
+`deepresearch search`) can reach it.
+
+Output (`--json`) is JSON lines: `thread.started{thread_id}`, `item.completed{item}` (the final
+text is the last `agent_message`), `turn.completed{usage}`, and on failure `turn.failed{error}`
+and `error{message}` events with exit 1. No cost is reported. Codex bounds its own request and
+stream retries by default, so the environment is passed through unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from deepresearch.agents.base import AgentRequest, AgentResult, ProcessOutcome, ToolProfile
+from deepresearch.agents.parsing import (
+    as_int,
+    as_str,
+    bad_output,
+    crash_or_cause,
+    interrupted_or_timed_out,
+    json_lines,
+    mapping,
+    status_in_text,
+    sum_counts,
+)
+
+RESEARCHER_NETWORK = ("-c", "sandbox_workspace_write.network_access=true")
+
+
+class CodexBackend:
+    """`codex exec` with JSON-lines events on stdout."""
+
+    name = "codex"
+    executable = "codex"
+    install_hint = "npm install -g @openai/codex"
+    login_hint = "run `codex login` (or `codex login --with-api-key`)"
+
+    def build_argv(self, request: AgentRequest) -> list[str]:
+        """`codex exec --json --skip-git-repo-check -C DIR --sandbox workspace-write [-m M]
+        [network for researchers] [extra] PROMPT`."""
+        argv = [self.executable, "exec", "--json", "--skip-git-repo-check", "-C", str(request.workdir)]
+        argv += ["--sandbox", "workspace-write"]
+        if request.model:
+            argv += ["-m", request.model]
+        if request.tools is ToolProfile.RESEARCHER:
+            argv += RESEARCHER_NETWORK
+        return [*argv, *request.extra_args, request.prompt]
+
+    def build_env(self, request: AgentRequest, base: Mapping[str, str]) -> dict[str, str]:
+        """`base` unchanged (codex's own retries are already bounded)."""
+        return dict(base)
+
+    def parse(self, outcome: ProcessOutcome) -> AgentResult:
+        """Read codex's events into the last agent message and usage, or a classified failure."""
+        stopped = interrupted_or_timed_out(self.name, outcome)
+        if stopped:
+            return stopped
+        run = _Run.read(json_lines(outcome.stdout))
+        if run.failures or outcome.exit_code != 0:
+            said = "\n".join(m for m in [*run.failures, *run.errors] if m)
+            result = crash_or_cause(
+                self.name, self.login_hint, outcome, f"{said}\n{outcome.stderr}", status_in_text(said)
+            )
+        elif run.text is None and not run.completed:
+            return bad_output(self.name, self.login_hint, outcome.stdout)
+        else:
+            result = AgentResult(ok=True, text=run.text or "")
+        result.session_id = run.thread_id
+        result.input_tokens, result.output_tokens = sum_counts(run.inputs), sum_counts(run.outputs)
+        result.raw = {"events": run.events, "errors": run.errors}
+        return result
+
+    def version_argv(self) -> list[str]:
+        """The command that prints the installed version."""
+        return [self.executable, "--version"]
+
+    def login_check_argv(self) -> list[str] | None:
+        """`codex login status`: exit 0 when logged in, without calling a model."""
+        return [self.executable, "login", "status"]
+
+    def read_login_check(self, outcome: ProcessOutcome) -> bool | None:
+        """Whether `codex login status` reported a login (None when it could not tell)."""
+        if outcome.exit_code == 0:
+            return True
+        said = f"{outcome.stdout}\n{outcome.stderr}".lower()
+        return False if "not logged in" in said else None
+
+
+@dataclass
+class _Run:
+    """What one `codex exec --json` stream says."""
+
+    events: int = 0
+    thread_id: str | None = None
+    text: str | None = None
+    completed: bool = False
+    inputs: list[int | None] = field(default_factory=list)
+    outputs: list[int | None] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, events: list[dict[str, object]]) -> _Run:
+        """Fold the events of one run."""
+        run = cls(events=len(events))
+        for event in events:
+            kind = event.get("type")
+            if kind == "thread.started":
+                run.thread_id = as_str(event.get("thread_id")) or run.thread_id
+            elif kind == "item.completed":
+                item = mapping(event.get("item"))
+                if item.get("type") == "agent_message":
+                    run.text = as_str(item.get("text")) or run.text
+                elif item.get("type") == "error":
+                    run.errors.append(as_str(item.get("message")) or "")
+            elif kind == "turn.completed":
+                run.completed = True
+                usage = mapping(event.get("usage"))
+                run.inputs.append(as_int(usage.get("input_tokens")))  # includes cached_input_tokens
+                run.outputs.append(as_int(usage.get("output_tokens")))
+            elif kind == "turn.failed":
+                run.failures.append(as_str(mapping(event.get("error")).get("message")) or "turn failed")
+            elif kind == "error":
+                run.errors.append(as_str(event.get("message")) or "")
+        return run
