@@ -9,6 +9,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from deepresearch.figures.fonts import has_cjk
+
 # One style for every figure: Okabe-Ito colours (readable with colour-blindness), light y grid.
 STYLE: dict[str, Any] = {
     "figsize": (7.2, 4.2),
@@ -105,12 +107,20 @@ def _scatter(ax: Axes, spec: Spec) -> None:
 
 
 def _pie(ax: Axes, spec: Spec) -> None:
+    """Slices labelled with the numbers as written (never recomputed shares, which no source gave)."""
     points = spec["series"][0]["points"]
+    percent = spec["unit"].strip() == "%"
+    values = [p["value"] for p in points]
+    labels = [f"{p['label']}\n{p['value_text']}{'%' if percent else ''}" for p in points]
+    colors = [STYLE["colors"][i % len(STYLE["colors"])] for i in range(len(points))]
+    if percent and sum(values) < 100:  # the unstated rest, drawn without a number
+        values.append(100 - sum(values))
+        labels.append("其他" if has_cjk(spec["title"]) else "other")
+        colors.append(STYLE["grid_color"])
     ax.pie(
-        [p["value"] for p in points],
-        labels=[p["label"] for p in points],
-        colors=[STYLE["colors"][i % len(STYLE["colors"])] for i in range(len(points))],
-        autopct="%1.0f%%",
+        values,
+        labels=labels,
+        colors=colors,
         startangle=90,
         counterclock=False,
         wedgeprops={"linewidth": 1, "edgecolor": "white"},

@@ -143,4 +143,9 @@ def closest_excerpt(written: str, text: str, width: int = 30) -> str:
     target = Decimal(written)
     best = min(found, key=lambda m: abs(m.value - target) / max(abs(target), Decimal(1)))
     start, end = max(0, best.start - width), min(len(text), best.end + width)
-    return f"{'...' if start else ''}{text[start:end].strip()}{'...' if end < len(text) else ''}"
+    snippet = text[start:end]
+    if start and " " in snippet[: best.start - start]:  # drop a cut-off first word
+        snippet = snippet[snippet.index(" ") + 1 :]
+    if end < len(text) and " " in snippet[best.end - end :]:  # and a cut-off last word
+        snippet = snippet[: snippet.rindex(" ")]
+    return f"{'...' if start else ''}{snippet.strip()}{'...' if end < len(text) else ''}"

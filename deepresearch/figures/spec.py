@@ -147,6 +147,10 @@ def _figure(item: Any, where: str, errors: list[str]) -> FigureSpec | None:
     title = _text(item, "title", where, errors, required=True)
     series = _all_series(item, chart, where, errors)
     texts = {key: _text(item, key, where, errors) for key in ("x_label", "y_label", "unit", "caption")}
+    if chart is ChartType.PIE and texts["unit"] == "%" and series:
+        total = sum(p.value for p in series[0].points)
+        if total > 100.5:
+            errors.append(f"{where}: pie shares add up to {total:g}%, more than 100%")
     return FigureSpec(chart, title, tuple(series), **texts)
 
 

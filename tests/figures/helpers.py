@@ -57,5 +57,6 @@ def share_pie() -> dict[str, Any]:
     return {
         "type": "pie",
         "title": "Share of 2023 electric-car sales",
+        "unit": "%",
         "points": [{"label": label, "value": value, "fact": "Fact-004"} for label, value in points],
     }
