@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
-from search_mock_server import KEY_VARS, PROVIDERS, MockProviders
+
+from tests.search.search_mock_server import KEY_VARS, PROVIDERS, MockProviders, closed_port
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def closed_port() -> int:
-    """A local port nothing listens on (bound, then released)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _scrubbed(environ: Mapping[str, str]) -> dict[str, str]:
@@ -44,19 +37,12 @@ def offline(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFa
         monkeypatch.setenv(f"DEEPRESEARCH_{provider.upper()}_BASE_URL", f"http://127.0.0.1:{port}/{provider}")
 
 
-@pytest.fixture(scope="session")
-def _server() -> Iterator[MockProviders]:
-    server = MockProviders().start()
-    yield server
-    server.stop()
-
-
 @pytest.fixture
-def server(_server: MockProviders) -> Iterator[MockProviders]:
-    """The mock provider server, with a fresh script and counters for this test."""
-    _server.reset()
-    yield _server
-    _server.release.set()  # free any request a test left on hold
+def server() -> Iterator[MockProviders]:
+    """A fresh mock provider server per test: requests a test abandons (race) cannot reach the next."""
+    mock = MockProviders().start()
+    yield mock
+    mock.stop()
 
 
 @pytest.fixture

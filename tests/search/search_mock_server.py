@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+import socket
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -44,6 +45,13 @@ def default_hits(provider: str, n: int = 5) -> list[Hit]:
     ]
 
 
+def closed_port() -> int:
+    """A local port nothing listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 @dataclass
 class Script:
     mode: str = "ok"  # ok | empty | 429 | 500 | 401 | garbage | hang | hold
@@ -74,7 +82,7 @@ class MockProviders:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self.httpd.daemon_threads = True
         self.httpd.mock = self  # type: ignore[attr-defined]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
 
     @property
     def port(self) -> int:
@@ -89,13 +97,6 @@ class MockProviders:
         self.release.set()
         self.httpd.shutdown()
         self.httpd.server_close()
-
-    def reset(self) -> None:
-        with self.lock:
-            self.scripts.clear()
-            self.hits.clear()
-            self.requests.clear()
-        self.release.clear()
 
     def script(self, provider: str, mode: str = "ok", hits: list[Hit] | None = None) -> None:
         self.scripts[provider] = Script(mode, hits)

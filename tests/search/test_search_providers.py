@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import closed_port
-from search_mock_server import MockProviders
 
 from deepresearch.search.model import ErrorKind, ProviderError
 from deepresearch.search.providers import PROVIDER_CLASSES
 from deepresearch.search.providers.duckduckgo import parse_results, unwrap_redirect
+from tests.search.search_mock_server import MockProviders, closed_port
 
 TIMEOUT = 1.0
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from search_mock_server import MockProviders
-
 from deepresearch.search.model import ErrorKind, Provider, SearchResult
 from deepresearch.search.providers import PROVIDER_CLASSES
 from deepresearch.search.strategies import batch, chain, merge, race
+from tests.search.search_mock_server import MockProviders
 
 TIMEOUT = 1.0
 
