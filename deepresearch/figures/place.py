@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from deepresearch.figures.fonts import has_cjk
 from deepresearch.figures.records import RenderedFigure
 
 # "Figure 1", "Fig. 2", and lists only after a plural: "Figures 1 and 2" (not "Figure 1, 2023").
@@ -28,10 +29,13 @@ _CITE = re.compile(r"\[(S\d+)\]")
 
 
 def figure_markdown(figure: RenderedFigure) -> str:
-    """The image and caption block: `![Figure N: title](png)`, then `*Figure N: title.* caption [S..]`."""
+    """The image, a blank line, and the caption: `*Figure N: title.* caption [S03][S07]`."""
     caption = figure.caption if figure.caption != figure.title else ""
+    colon, stop = ("：", "。") if has_cjk(figure.title) else (": ", ".")
     title = figure.title.rstrip(".。 ")
-    text = " ".join(part for part in (f"*{figure.label}: {title}.*", caption, figure.citations) if part)
+    text = " ".join(
+        part for part in (f"*{figure.label}{colon}{title}{stop}*", caption, figure.citations) if part
+    )
     return f"![{figure.label}: {figure.title}]({figure.png})\n\n{text}"
 
 
@@ -47,13 +51,14 @@ def figure_references(text: str) -> list[int]:
 
 
 def _prose_lines(text: str) -> list[str]:
-    """Lines outside code fences, with image lines and figure captions blanked."""
-    lines, fenced = [], False
+    """Lines of prose: code fences, figure blocks and the References section blanked."""
+    lines, fenced, references = [], False, False
     for line in text.splitlines():
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
-        figure_line = _IMAGE.search(line) or re.match(r"\s*\*(Figure|图) ?\d+:", line)
-        lines.append("" if fenced or figure_line else line)
+        references = references or (not fenced and _REFERENCES.match(line.strip()) is not None)
+        figure_line = _IMAGE.search(line) or re.match(r"\s*\*(Figure|图) ?\d+[:：]", line)
+        lines.append("" if fenced or references or figure_line else line)
     return lines
 
 

@@ -57,7 +57,7 @@ def render(job: dict[str, Any]) -> list[str]:
 
 def main() -> int:
     """Read the job from stdin, render it, print the warnings as JSON."""
-    job = json.load(sys.stdin)
+    job = json.loads(sys.stdin.buffer.read())  # bytes: UTF-8 whatever the locale says
     delay = os.environ.get(SLEEP_ENV)
     if delay:
         time.sleep(float(delay))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from deepresearch.figures.numbers import closest_excerpt, find_value, mentions, value_matches
 
@@ -87,3 +89,17 @@ def test_excerpt_shows_the_nearest_number() -> None:
     excerpt = closest_excerpt("41.0", text)
     assert "40.2%" in excerpt
     assert excerpt.startswith("...")
+
+
+@given(st.integers(min_value=-(10**12), max_value=10**12), st.sampled_from([",", " ", "\u00a0", "\u202f"]))
+def test_any_integer_written_with_thousands_separators_is_found(number: int, separator: str) -> None:
+    written = f"{abs(number):,}".replace(",", separator)
+    text = f"The total was {'-' if number < 0 else ''}{written} units."
+    assert find_value(str(number), text)
+
+
+@given(st.decimals(min_value=-1000, max_value=1000, places=2, allow_nan=False, allow_infinity=False))
+def test_any_decimal_matches_itself_and_its_percent_form(value: Decimal) -> None:
+    text = f"a change of {value}% last year"
+    assert find_value(str(value), text)
+    assert find_value(str(value.scaleb(-2)), text)
