@@ -52,6 +52,17 @@ FACTS = [
 ]  # fmt: skip
 
 
+SALES_SVG = """<svg xmlns="http://www.w3.org/2000/svg" width="480" height="200" font-family="sans-serif">
+<rect width="480" height="200" fill="#fff"/>
+<g fill="#0b5cad"><rect x="40" y="150" width="60" height="30"/><rect x="140" y="120" width="60" height="60"/>
+<rect x="240" y="90" width="60" height="90"/><rect x="340" y="40" width="60" height="140"/></g>
+<g font-size="13" text-anchor="middle"><text x="70" y="196">2021</text><text x="170" y="196">2022</text>
+<text x="270" y="196">2023</text><text x="370" y="196">2024</text></g>
+<text x="240" y="24" font-size="15" text-anchor="middle">Electric car sales (million)</text>
+</svg>
+"""
+
+
 @dataclass
 class Run:
     """A workspace folder and the TaskDoc describing it."""
@@ -104,6 +115,9 @@ def make_run(root: Path) -> Run:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"# {source.title}\n\nArchived text of {source.url}.\n", encoding="utf-8")
         source.sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
+    chart = root / "assets" / "images" / "sales.svg"
+    chart.parent.mkdir(parents=True, exist_ok=True)
+    chart.write_text(SALES_SVG, encoding="utf-8")
     return Run(root, doc)
 
 
@@ -146,7 +160,7 @@ Life-cycle emissions of electric cars are lower than those of petrol cars [S05].
 curl https://example.com/raw [S42]
 ```
 
-![Sales by year](assets/images/sales.png)
+![Electric car sales by year](assets/images/sales.svg)
 
 *Figure 1: Electric car sales by year.*
 """

@@ -1,0 +1,49 @@
+"""The step after synthesis: verify report.md, rewrite it with References, write HTML and JSON."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from deepresearch.report.blocks import strip_generated_sections
+from deepresearch.report.check import Violation, check_report
+from deepresearch.report.html import render_html
+from deepresearch.report.knowledge import knowledge_export
+from deepresearch.report.references import finalize_report
+from deepresearch.state.model import TaskDoc
+from deepresearch.state.writer import atomic_write
+from deepresearch.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class VerificationOutcome:
+    """What verification found and the report text as written (with References, maybe Verification)."""
+
+    violations: list[Violation]
+    final_text: str
+
+    @property
+    def passed(self) -> bool:
+        return not self.violations
+
+
+def verify_report(report_text: str, doc: TaskDoc, workspace_root: Path) -> VerificationOutcome:
+    """Check and finalize without writing anything (the pipeline's repair loop can use this).
+
+    Generated sections are stripped before checking, so every violation's line is a line of the
+    finalized text even when the agent wrote a References section in the middle of the report.
+    """
+    body = strip_generated_sections(report_text)
+    violations = check_report(body, doc, workspace_root)
+    return VerificationOutcome(violations, finalize_report(body, doc, workspace_root, violations))
+
+
+def verify_and_finalize(workspace: Workspace, doc: TaskDoc, report_text: str) -> VerificationOutcome:
+    """Verify the report, then write report.md, report.html and knowledge.json into the workspace."""
+    outcome = verify_report(report_text, doc, workspace.root)
+    atomic_write(workspace.report_md, outcome.final_text)
+    atomic_write(workspace.report_html, render_html(outcome.final_text, doc, workspace.root))
+    knowledge = json.dumps(knowledge_export(doc), ensure_ascii=False, indent=2)
+    atomic_write(workspace.knowledge_json, knowledge + "\n")
+    return outcome

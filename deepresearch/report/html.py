@@ -1,0 +1,224 @@
+"""report.html (one self-contained, offline file) and report.pdf printed from it through Playwright.
+
+The markdown is rendered with the same parser the checks use (raw HTML off, so everything from the
+report is escaped). The token stream is then adjusted: headings get ids and feed the table of
+contents, each `[S01]` in the body becomes a link to its reference entry `#ref-S01`, reference
+entries get those ids, and archive links are marked so readers (and tests) can find them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from concurrent.futures import ThreadPoolExecutor
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, StrictUndefined
+from markdown_it.token import Token
+from markupsafe import Markup
+
+from deepresearch.errors import UsageError
+from deepresearch.report.blocks import generated_ranges, heading_title, new_parser, strip_generated_sections
+from deepresearch.report.citations import BRACKET_RE, bracket_ids
+from deepresearch.report.references import ENTRY_ID
+from deepresearch.state.model import TaskDoc
+
+CHROMIUM_FALLBACK = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+_SLUG_DROP = re.compile(r"[^\w\- ]+")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def _plain(inline: Token) -> str:
+    return "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))
+
+
+def _slug(text: str, used: set[str]) -> str:
+    base = "-".join(_SLUG_DROP.sub("", text.lower()).split()) or "section"
+    slug, n = base, 2
+    while slug in used:
+        slug, n = f"{base}-{n}", n + 1
+    used.add(slug)
+    return slug
+
+
+def _in_generated(tok: Token, ranges: list[tuple[int, int]]) -> bool:
+    return tok.map is not None and any(start <= tok.map[0] < end for start, end in ranges)
+
+
+def _mark_references(tokens: list[Token], ranges: list[tuple[int, int]]) -> set[str]:
+    """Give reference entries their `ref-Sxx` ids and class archive/external links; return the IDs."""
+    entries: set[str] = set()
+    for index, tok in enumerate(tokens):
+        if not _in_generated(tok, ranges):
+            continue
+        if tok.type == "list_item_open" and index + 2 < len(tokens):
+            match = ENTRY_ID.match(tokens[index + 2].content)
+            if match:
+                tok.attrSet("id", f"ref-{match.group(1)}")
+                entries.add(match.group(1))
+        children = (tok.children or []) if tok.type == "inline" else []
+        for child in children:
+            href = str(child.attrGet("href") or "")
+            if child.type == "link_open" and href:
+                child.attrSet("class", "external" if _SCHEME.match(href) else "archive")
+    return entries
+
+
+def _cite_tokens(text: str, targets: dict[str, str]) -> list[Token]:
+    """`text` as text tokens with each citation of a known source turned into a link."""
+    out: list[Token] = []
+    pos = 0
+    for match in BRACKET_RE.finditer(text):
+        ids = bracket_ids(match.group(1))
+        if not any(i in targets for i in ids):
+            continue
+        out.append(Token("text", "", 0, content=text[pos : match.start()]))
+        out.append(Token("text", "", 0, content="["))
+        for n, source_id in enumerate(ids):
+            if n:
+                out.append(Token("text", "", 0, content=", "))
+            if source_id not in targets:
+                out.append(Token("text", "", 0, content=source_id))
+                continue
+            attrs: dict[str, str | int | float] = {"href": f"#ref-{source_id}", "class": "cite"}
+            attrs["title"] = targets[source_id]
+            out += [
+                Token("link_open", "a", 1, attrs=attrs),
+                Token("text", "", 0, content=source_id),
+                Token("link_close", "a", -1),
+            ]
+        out.append(Token("text", "", 0, content="]"))
+        pos = match.end()
+    out.append(Token("text", "", 0, content=text[pos:]))
+    return [tok for tok in out if tok.type != "text" or tok.content]
+
+
+def _link_citations(inline: Token, targets: dict[str, str]) -> None:
+    children: list[Token] = []
+    depth = 0  # inside a link already: no nested links
+    for child in inline.children or []:
+        depth += child.type == "link_open"
+        depth -= child.type == "link_close"
+        if child.type == "text" and depth == 0:
+            children.extend(_cite_tokens(child.content, targets))
+        else:
+            children.append(child)
+    inline.children = children
+
+
+def _headings(tokens: list[Token]) -> list[tuple[int, str, str]]:
+    """Give every heading an id; return (level, id, text) for each."""
+    used: set[str] = set()
+    found: list[tuple[int, str, str]] = []
+    for index, tok in enumerate(tokens):
+        if tok.type == "heading_open":
+            text = _plain(tokens[index + 1])
+            slug = _slug(text, used)
+            tok.attrSet("id", slug)
+            found.append((int(tok.tag[1]), slug, text))
+    return found
+
+
+def render_html(final_report_text: str, doc: TaskDoc, workspace_root: Path) -> str:
+    """The finalized report as one self-contained HTML page (inline CSS, no scripts, no web fonts).
+
+    `workspace_root` is where report.html is written: links to archives are relative to it.
+    """
+    md = new_parser()
+    env: dict[str, object] = {}
+    tokens = md.parse(final_report_text, env)
+    ranges = generated_ranges(final_report_text)
+    entries = _mark_references(tokens, ranges)
+    targets = {s.id: s.title for s in doc.sources if s.id in entries}
+    for tok in tokens:
+        if tok.type == "inline" and not _in_generated(tok, ranges):
+            _link_citations(tok, targets)
+    headings = _headings(tokens)
+    # A leading level-1 heading is the page title; the table of contents goes right after it.
+    split = 3 if tokens and tokens[0].type == "heading_open" and tokens[0].tag == "h1" else 0
+    head = md.renderer.render(tokens[:split], md.options, env)
+    rest = md.renderer.render(tokens[split:], md.options, env)
+    title = headings[0][2] if split else (doc.front.question or "Research report")
+    toc = [(level, slug, text) for level, slug, text in headings if level in (2, 3)]
+    failed = next(
+        (str(tok.attrGet("id")) for i, tok in enumerate(tokens) if _is_verification(tokens, i, ranges)), ""
+    )
+    template = Environment(autoescape=True, undefined=StrictUndefined).from_string(
+        files("deepresearch.report").joinpath("report.html.j2").read_text(encoding="utf-8")
+    )
+    return template.render(
+        title=title,
+        question=doc.front.question,
+        lang="zh" if _mostly_cjk(strip_generated_sections(final_report_text)) else "en",
+        head=Markup(head),
+        body=Markup(rest),
+        toc=toc,
+        sources=len(doc.sources),
+        facts=len(doc.facts),
+        verification_anchor=failed,
+    )
+
+
+def _is_verification(tokens: list[Token], index: int, ranges: list[tuple[int, int]]) -> bool:
+    tok = tokens[index]
+    return (
+        tok.type == "heading_open"
+        and _in_generated(tok, ranges)
+        and heading_title(tokens[index + 1].content) == "verification"
+    )
+
+
+def _mostly_cjk(text: str) -> bool:
+    cjk = sum("\u4e00" <= ch <= "\u9fff" for ch in text)
+    return cjk > len(text) / 10
+
+
+def render_pdf(html_path: Path, pdf_path: Path, chromium_path: str | Path | None = None) -> None:
+    """Print report.html to PDF with headless Chromium (Playwright's own, else /usr/bin/chromium)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        _print_pdf(html_path, pdf_path, chromium_path)
+        return
+    # Playwright's sync API refuses to run inside an event loop: print from a worker thread.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(_print_pdf, html_path, pdf_path, chromium_path).result()
+
+
+def _print_pdf(html_path: Path, pdf_path: Path, chromium_path: str | Path | None) -> None:
+    from playwright.sync_api import Error, sync_playwright  # heavy import: only when printing
+
+    with sync_playwright() as playwright:
+        try:
+            browser = _launch(playwright.chromium, chromium_path, Error)
+        except Error as exc:
+            raise UsageError(
+                f"cannot print {pdf_path.name}: no Chromium could be launched ({str(exc).splitlines()[0]})",
+                hint="install one (`apt-get install chromium` or `playwright install chromium`), "
+                "or leave out --pdf; report.html is written either way",
+            ) from exc
+        try:
+            page = browser.new_page()
+            page.goto(html_path.resolve().as_uri(), wait_until="load")
+            page.pdf(path=str(pdf_path), format="A4", print_background=True, outline=True)
+        finally:
+            browser.close()
+
+
+def _launch(chromium: Any, chromium_path: str | Path | None, error: type[Exception]) -> Any:
+    """Playwright's own Chromium when none is named and it is installed, else the system one."""
+    if chromium_path is None:
+        try:
+            return chromium.launch()
+        except error:
+            chromium_path = CHROMIUM_FALLBACK
+    return chromium.launch(executable_path=str(chromium_path), args=CHROMIUM_ARGS)

@@ -1,0 +1,119 @@
+"""The References and Verification sections, written by code, and the finalized report text."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import quote
+
+from deepresearch.report.archives import archive_path
+from deepresearch.report.blocks import strip_generated_sections
+from deepresearch.report.check import Violation
+from deepresearch.report.citations import cited_in_order
+from deepresearch.report.stats import citation_stats, format_age, share
+from deepresearch.state.model import Source, TaskDoc
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~!#])")
+_AUTOLINKABLE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*$")
+ENTRY_ID = re.compile(r"^\*\*\\?\[(S\d+)\\?\]\*\*")  # how a reference entry starts: **[S01]**
+
+
+def md_escape(text: str) -> str:
+    """Text made inert in markdown: special characters backslash-escaped, newlines flattened."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+
+
+def _url_markdown(url: str) -> str:
+    url = url.strip()
+    if not url:
+        return "no URL recorded"
+    return f"<{url}>" if _AUTOLINKABLE.match(url) else md_escape(url)
+
+
+def _archive_markdown(source: Source, workspace_root: Path) -> str:
+    path = archive_path(source, workspace_root)
+    if path is None or not path.is_file():
+        shown = f" ({md_escape(source.archive)})" if source.archive.strip() else ""
+        return f"archived copy missing{shown}"
+    relative = path.relative_to(workspace_root).as_posix()
+    return f"archived copy: [{md_escape(relative)}]({quote(relative, safe='/-_.~')})"
+
+
+def reference_entry(source: Source, workspace_root: Path) -> str:
+    """One source as a reference line: ID, title, URL, archive link, accessed and published dates."""
+    title = md_escape(source.title) or "(untitled)"
+    accessed = source.accessed.strip()[:10] or "unknown"
+    published = source.published.strip() or "unknown"
+    return " · ".join(
+        [
+            f"**[{source.id}]** {title}",
+            _url_markdown(source.url),
+            _archive_markdown(source, workspace_root),
+            f"accessed {md_escape(accessed)}, published {md_escape(published)}",
+        ]
+    )
+
+
+def _mix_text(mix: dict[str, int]) -> str:
+    return " · ".join(f"{md_escape(kind)} {count}" for kind, count in mix.items()) or "none"
+
+
+def _statistics(doc: TaskDoc, cited: list[str]) -> list[str]:
+    st = citation_stats(doc, cited)
+    rows = [
+        ("Sources cited", share(st.sources_cited, st.sources_total)),
+        ("Total sources", str(st.sources_total)),
+        ("Facts verified", share(st.facts_verified, st.facts_total)),
+        ("Single-source claims", share(st.single_source_facts, st.facts_total, "facts")),
+        ("Distinct domains", f"{st.domains_cited} cited · {st.domains_total} in total"),
+        ("Authority mix (cited)", _mix_text(st.authority_cited)),
+        ("Authority mix (all)", _mix_text(st.authority_all)),
+        ("Median source age (cited)", format_age(st.median_age_days_cited)),
+        ("Median source age (all)", format_age(st.median_age_days_all)),
+    ]
+    return ["| Statistic | Value |", "| --- | --- |", *(f"| {name} | {value} |" for name, value in rows)]
+
+
+def render_references(report_text: str, doc: TaskDoc, workspace_root: Path) -> str:
+    """The `## References` section: cited sources in order of first citation, the others, statistics."""
+    cited = [i for i in cited_in_order(strip_generated_sections(report_text)) if doc.source(i)]
+    cited_sources = [s for s in map(doc.source, cited) if s is not None]
+    others = [s for s in doc.sources if s.id not in cited]
+    lines = ["## References", "", "### Cited sources", ""]
+    lines += [f"{n}. {reference_entry(s, workspace_root)}" for n, s in enumerate(cited_sources, 1)]
+    lines += [] if cited_sources else ["No source is cited."]
+    lines += ["", "### Additional sources (not cited)", ""]
+    lines += [f"- {reference_entry(s, workspace_root)}" for s in others] or ["None."]
+    lines += ["", "### Citation statistics", "", *_statistics(doc, cited)]
+    return "\n".join(lines) + "\n"
+
+
+def render_verification(violations: Sequence[Violation]) -> str:
+    """The visible `## Verification` section listing each remaining violation with its line."""
+    count = len(violations)
+    lines = [
+        "## Verification",
+        "",
+        f"**This report did not pass verification: {count} problem{'s' * (count != 1)} "
+        f"remain{'s' * (count == 1)}.** Each is listed with its line in report.md; fix them and run "
+        "deepresearch check again.",
+        "",
+    ]
+    lines += [f"- Line {v.line} · {v.kind} · {md_escape(v.message)}" for v in sorted(violations)]
+    return "\n".join(lines) + "\n"
+
+
+def finalize_report(
+    report_text: str, doc: TaskDoc, workspace_root: Path, violations: Sequence[Violation]
+) -> str:
+    """The report with any References/Verification section replaced by the ones code writes.
+
+    Idempotent: finalizing a finalized report (with the same violations) gives the same text. The
+    body is kept verbatim, so violation line numbers stay valid in the result.
+    """
+    body = strip_generated_sections(report_text).rstrip()
+    parts = [body, render_references(body, doc, workspace_root).rstrip()]
+    if violations:
+        parts.append(render_verification(violations).rstrip())
+    return "\n\n".join(part for part in parts if part) + "\n"

@@ -1,0 +1,104 @@
+"""Citation statistics for the References section: what the report rests on, in figures."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date
+from urllib.parse import urlsplit
+
+from deepresearch.state.model import Source, TaskDoc, Verified
+
+_DATE = re.compile(r"^\s*(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?")
+
+
+@dataclass(frozen=True)
+class CitationStats:
+    sources_total: int
+    sources_cited: int
+    facts_total: int
+    facts_verified: int
+    single_source_facts: int  # facts backed by exactly one source
+    domains_cited: int
+    domains_total: int
+    authority_cited: dict[str, int]  # source type -> count, most common first
+    authority_all: dict[str, int]
+    median_age_days_cited: float | None  # None when no cited source has a usable published date
+    median_age_days_all: float | None
+
+
+def parse_date(value: str) -> date | None:
+    """A date from ISO text; a bare year counts as its middle (1 July), a year-month as the 15th."""
+    match = _DATE.match(value or "")
+    if not match:
+        return None
+    year, month, day = match.groups()
+    try:
+        if month is None:
+            return date(int(year), 7, 1)
+        return date(int(year), int(month), int(day) if day else 15)
+    except ValueError:
+        return None
+
+
+def domain(url: str) -> str:
+    """The host of a URL, lower-case, without a leading www."""
+    host = (urlsplit(url.strip()).hostname or "").lower()
+    return host.removeprefix("www.")
+
+
+def source_age_days(source: Source, fallback: date | None) -> int | None:
+    """How old the source was when it was accessed (or at `fallback`), in days; None if unknown."""
+    published = parse_date(source.published)
+    seen = parse_date(source.accessed) or fallback
+    if published is None or seen is None:
+        return None
+    return max(0, (seen - published).days)
+
+
+def _median_age(sources: list[Source], fallback: date | None) -> float | None:
+    ages = [a for a in (source_age_days(s, fallback) for s in sources) if a is not None]
+    return float(statistics.median(ages)) if ages else None
+
+
+def _mix(sources: list[Source]) -> dict[str, int]:
+    counts = Counter((s.type or "unknown").strip().lower() or "unknown" for s in sources)
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def citation_stats(doc: TaskDoc, cited_ids: list[str]) -> CitationStats:
+    """Statistics over all registered sources and over those the report cites."""
+    cited = [s for s in (doc.source(i) for i in cited_ids) if s is not None]
+    fallback = parse_date(doc.front.updated) or parse_date(doc.front.created)
+    return CitationStats(
+        sources_total=len(doc.sources),
+        sources_cited=len(cited),
+        facts_total=len(doc.facts),
+        facts_verified=sum(f.verified == Verified.YES for f in doc.facts),
+        single_source_facts=sum(len(set(f.sources)) == 1 for f in doc.facts),
+        domains_cited=len({domain(s.url) for s in cited if domain(s.url)}),
+        domains_total=len({domain(s.url) for s in doc.sources if domain(s.url)}),
+        authority_cited=_mix(cited),
+        authority_all=_mix(doc.sources),
+        median_age_days_cited=_median_age(cited, fallback),
+        median_age_days_all=_median_age(doc.sources, fallback),
+    )
+
+
+def format_age(days: float | None) -> str:
+    """An age for people: days under two months, months under two years, then years."""
+    if days is None:
+        return "unknown"
+    if days < 60:
+        return f"{days:.0f} day{'s' * (round(days) != 1)}"
+    if days < 730:
+        return f"{days / 30.44:.0f} months"
+    return f"{days / 365.25:.1f} years"
+
+
+def share(part: int, whole: int, unit: str = "") -> str:
+    """Part of a whole as text, e.g. 3 of 4 facts (75%); no percentage when `whole` is 0."""
+    text = f"{part} of {whole} {unit}".rstrip()
+    return f"{text} ({100 * part / whole:.0f}%)" if whole else text
