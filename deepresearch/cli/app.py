@@ -21,7 +21,13 @@ app = typer.Typer(
 )
 
 # Each module defines `register(app)` that adds its subcommand; add a module here to add a command.
-SUBCOMMAND_MODULES: tuple[str, ...] = ("deepresearch.cli.run_cmd", "deepresearch.cli.search_cmd")
+SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "deepresearch.cli.run_cmd",
+    "deepresearch.cli.search_cmd",
+    "deepresearch.cli.archive_cmd",
+    "deepresearch.cli.browser_cmd",
+    "deepresearch.cli.check_cmd",
+)
 
 
 def _register_subcommands() -> None:

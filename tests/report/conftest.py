@@ -89,7 +89,7 @@ def build_doc() -> TaskDoc:
         tasks=[
             Task("E1", "Size the market", ["D1"], Priority.HIGH, [], TaskStatus.DONE),
             Task("E2", "Battery costs", ["D2"], Priority.HIGH, [], TaskStatus.DONE),
-            Task("E3", "Emissions and charging", ["D3", "D9"], Priority.MEDIUM, ["E1"], TaskStatus.DONE),
+            Task("E3", "Emissions and charging", ["D3"], Priority.MEDIUM, ["E1"], TaskStatus.DONE),
         ],
         facts=facts,
         sources=sources,
@@ -102,7 +102,7 @@ def build_doc() -> TaskDoc:
                 "Fact-003",
                 "BNEF's survey outweighs a forum teardown (W 0.88 vs 0.70).",
             ),
-            Conflict("CONF-2", "Home vs public charging cost", ["Fact-007", "Fact-404"], Severity.MEDIUM),
+            Conflict("CONF-2", "Home vs public charging cost", ["Fact-007", "Fact-006"], Severity.MEDIUM),
         ],
     )
 

@@ -39,7 +39,10 @@ def test_edges(run: Run) -> None:
 
 
 def test_edges_to_unknown_ids_are_left_out(run: Run) -> None:
+    run.doc.tasks[2].dimensions.append("D9")
+    run.doc.conflicts[1].facts.append("Fact-404")
+    run.doc.facts[0].sources.append("S404")
     edges = knowledge_export(run.doc)["edges"]
     targets = {e["to"] for e in edges}
-    assert "Fact-404" not in targets and "D9" not in targets  # CONF-2 and E3 name IDs that do not exist
+    assert not {"Fact-404", "D9", "S404"} & targets
     assert ("prefers", "CONF-2") not in {(e["type"], e["from"]) for e in edges}  # no preferred fact

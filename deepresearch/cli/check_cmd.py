@@ -1,0 +1,94 @@
+"""`deepresearch check [WORKDIR]`: verify report.md against task.md and the archived sources."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from deepresearch.config import load_config
+from deepresearch.errors import CheckFailedError, UsageError
+from deepresearch.report.check import format_violation
+from deepresearch.report.finalize import VerificationOutcome, verify_and_finalize
+from deepresearch.report.html import render_pdf
+from deepresearch.state.store import StateStore
+from deepresearch.workspace import Workspace
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `check` subcommand to the app."""
+    app.command(
+        "check",
+        help="Verify report.md against task.md and the archives; write its References, "
+        "report.html and knowledge.json.",
+    )(check)
+
+
+def check(
+    workdir: Annotated[
+        Path | None, typer.Argument(help="The run folder (default: the current folder).", show_default=False)
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the result as JSON (violations with line, kind, message).")
+    ] = False,
+    pdf: Annotated[
+        bool, typer.Option("--pdf", help="Also print report.pdf through headless Chromium.")
+    ] = False,
+) -> None:
+    """Check the report, rewrite it with References (and Verification), exit 8 if problems remain."""
+    workspace = Workspace((workdir or Path.cwd()).resolve())
+    report_text = _read_report(workspace)
+    doc = StateStore(workspace).load()
+    outcome = verify_and_finalize(workspace, doc, report_text)
+    pdf_path = workspace.root / "report.pdf"
+    if pdf:
+        render_pdf(workspace.report_html, pdf_path, load_config(workspace.root).chromium_path)
+    if as_json:
+        typer.echo(json.dumps(_as_json(workspace, outcome, pdf_path if pdf else None), ensure_ascii=False))
+    else:
+        for violation in outcome.violations:
+            typer.echo(format_violation(violation))
+        written = ", ".join(p.name for p in (workspace.report_html, workspace.knowledge_json))
+        typer.echo(f"report.md rewritten with References; wrote {written}" + (", report.pdf" * pdf), err=True)
+    if outcome.violations:
+        count = len(outcome.violations)
+        raise CheckFailedError(
+            f"report.md failed verification: {count} problem{'s' * (count != 1)} (listed above and in "
+            "its Verification section)",
+            hint="fix each listed line (state only what task.md's facts support, cited [Sxx]), "
+            "then run deepresearch check again",
+        )
+
+
+def _read_report(workspace: Workspace) -> str:
+    if not workspace.root.is_dir():
+        raise UsageError(f"run folder not found: {workspace.root}", hint="pass the folder of a run")
+    if not workspace.task_md.is_file():
+        raise UsageError(
+            f"no task.md in {workspace.root}: this is not a deepresearch run folder",
+            hint="run deepresearch check in the folder of a run, or pass its path",
+        )
+    if not workspace.report_md.is_file():
+        raise UsageError(
+            f"no report.md in {workspace.root}: the report has not been written yet",
+            hint="run deepresearch in that folder to resume the run up to the report",
+        )
+    try:
+        return workspace.report_md.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(
+            f"{workspace.report_md} is not UTF-8 text (byte {exc.start})", hint="save it as UTF-8"
+        ) from exc
+
+
+def _as_json(workspace: Workspace, outcome: VerificationOutcome, pdf: Path | None) -> dict[str, object]:
+    return {
+        "passed": outcome.passed,
+        "violations": [{"line": v.line, "kind": v.kind, "message": v.message} for v in outcome.violations],
+        "report": str(workspace.report_md),
+        "html": str(workspace.report_html),
+        "knowledge": str(workspace.knowledge_json),
+        "pdf": str(pdf) if pdf else None,
+    }
