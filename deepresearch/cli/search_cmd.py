@@ -24,7 +24,7 @@ def register(app: typer.Typer) -> None:
 
 def search(
     query: Annotated[str, typer.Argument(help="What to search for.")],
-    k: Annotated[int, typer.Option("-k", min=1, max=MAX_K, help="How many results (1-20).")] = 10,
+    k: Annotated[int, typer.Option("-k", help="How many results (1-20).")] = 10,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print a JSON array of results (with provider and rank).")
     ] = False,
@@ -40,6 +40,8 @@ def search(
     """Search, print the results, and report on stderr where they came from and the budget left."""
     if not query.strip():
         raise UsageError("the search query is empty", hint='deepresearch search "what to look for"')
+    if not 1 <= k <= MAX_K:
+        raise UsageError(f"-k must be between 1 and {MAX_K}, got {k}")
     root = (workdir or Path.cwd()).resolve()
     if not root.is_dir():
         raise UsageError(f"workspace folder not found: {root}", hint="pass --workdir DIR of a run folder")
