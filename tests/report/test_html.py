@@ -8,6 +8,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from playwright.sync_api import Browser, Page
 
 from deepresearch.report.citations import find_citations
 from deepresearch.report.finalize import verify_and_finalize
@@ -85,7 +86,7 @@ def test_failed_report_has_a_banner_linking_to_verification(run: Run) -> None:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
+def browser() -> Iterator[Browser]:
     from playwright.sync_api import Error, sync_playwright
 
     with sync_playwright() as playwright:
@@ -100,10 +101,10 @@ def browser() -> Iterator[object]:
         launched.close()
 
 
-def open_report(browser: object, run: Run, report: str, width: int = 1280) -> tuple[object, list[str]]:
+def open_report(browser: Browser, run: Run, report: str, width: int = 1280) -> tuple[Page, list[str]]:
     """Finalize `report` into the workspace, open report.html; return the page and every URL requested."""
     verify_and_finalize(Workspace(run.root), run.doc, report)
-    page = browser.new_page(viewport={"width": width, "height": 900})  # type: ignore[attr-defined]
+    page = browser.new_page(viewport={"width": width, "height": 900})
     requested: list[str] = []
     page.on("request", lambda request: requested.append(request.url))
     page.goto(Workspace(run.root).report_html.as_uri(), wait_until="load")
@@ -111,32 +112,32 @@ def open_report(browser: object, run: Run, report: str, width: int = 1280) -> tu
 
 
 @pytest.mark.browser
-def test_report_in_chromium_links_resolve_and_screenshot(browser: object, run: Run) -> None:
+def test_report_in_chromium_links_resolve_and_screenshot(browser: Browser, run: Run) -> None:
     page, requested = open_report(browser, run, CLEAN_EN)
-    cite_targets = page.eval_on_selector_all(  # type: ignore[attr-defined]
+    cite_targets = page.eval_on_selector_all(
         "a.cite", "els => els.map(a => [a.getAttribute('href'), !!document.getElementById(a.hash.slice(1))])"
     )
     assert len(cite_targets) == sum(len(g.ids) for g in find_citations(CLEAN_EN)) > 10
     assert all(found for _, found in cite_targets), cite_targets
-    archives = page.eval_on_selector_all("a.archive", "els => els.map(a => a.href)")  # type: ignore[attr-defined]
+    archives = page.eval_on_selector_all("a.archive", "els => els.map(a => a.href)")
     assert len(archives) == len(run.doc.sources)
     for href in archives:
         assert Path(unquote(urlsplit(href).path)).is_file(), href
     # Offline: the page loaded nothing but local files (itself and the chart).
     assert requested and all(url.startswith("file://") for url in requested), requested
-    assert page.evaluate("document.querySelector('img').naturalWidth") == 480  # type: ignore[attr-defined]
-    page.click("a.cite >> nth=2")  # type: ignore[attr-defined]
-    assert page.evaluate("location.hash") == "#ref-S02"  # type: ignore[attr-defined]
-    assert page.evaluate("document.querySelector(':target').id") == "ref-S02"  # type: ignore[attr-defined]
+    assert page.evaluate("document.querySelector('img').naturalWidth") == 480
+    page.click("a.cite >> nth=2")
+    assert page.evaluate("location.hash") == "#ref-S02"
+    assert page.evaluate("document.querySelector(':target').id") == "ref-S02"
     ARTIFACTS.mkdir(exist_ok=True)
-    page.evaluate("window.scrollTo(0, 0)")  # type: ignore[attr-defined]
-    page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)  # type: ignore[attr-defined]
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
     assert (ARTIFACTS / "report.png").stat().st_size > 10_000
 
 
 @pytest.mark.browser
-def test_chinese_failed_report_in_narrow_chromium(browser: object, run: Run) -> None:
+def test_chinese_failed_report_in_narrow_chromium(browser: Browser, run: Run) -> None:
     page, _ = open_report(browser, run, CLEAN_ZH + "\n没有来源的断言。另一个断言。第三个断言。\n", width=420)
-    assert page.locator("#verification").is_visible()  # type: ignore[attr-defined]
-    assert page.locator("header .failed").is_visible()  # type: ignore[attr-defined]
-    page.screenshot(path=str(ARTIFACTS / "report-zh-narrow.png"), full_page=True)  # type: ignore[attr-defined]
+    assert page.locator("#verification").is_visible()
+    assert page.locator("header .failed").is_visible()
+    page.screenshot(path=str(ARTIFACTS / "report-zh-narrow.png"), full_page=True)
