@@ -24,6 +24,8 @@ app = typer.Typer(
 SUBCOMMAND_MODULES: tuple[str, ...] = (
     "deepresearch.cli.run_cmd",
     "deepresearch.cli.search_cmd",
+    "deepresearch.cli.archive_cmd",
+    "deepresearch.cli.browser_cmd",
     "deepresearch.cli.check_cmd",
 )
 

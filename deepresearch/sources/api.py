@@ -1,0 +1,65 @@
+"""What the orchestrator calls between phases: archive what executors cited but did not archive,
+check quotes, and turn registry records into task.md Source rows.
+
+    records = archive_missing(workspace, config, cited_urls)      # {url: SourceRecord}
+    ok = verify_quote_for(workspace, records[url], fact.quote)     # → Fact.verified yes/no
+    doc.sources.append(record_to_source(records[url]))             # when its ID is new to task.md
+
+The registry (`SourceRegistry(workspace).archived()`) lists every archived source with its ID;
+the orchestrator adds to task.md the ones it does not hold yet.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from deepresearch.config import Config
+from deepresearch.events import EventSink
+from deepresearch.sources.quotes import verify_fact_quote
+from deepresearch.sources.record import SourceRecord
+from deepresearch.sources.registry import SourceRegistry
+from deepresearch.state.model import Source, Verified
+from deepresearch.workspace import Workspace
+
+
+def archive_missing(
+    workspace: Workspace,
+    config: Config,
+    urls: list[str],
+    *,
+    sink: EventSink | None = None,
+    research_date: date | None = None,
+) -> dict[str, SourceRecord]:
+    """A record for every URL: the registry's when archived already, else archived now (or failed).
+
+    The browser is launched only when some URL is not in the registry yet.
+    """
+    from deepresearch.sources.archive import Archiver  # Playwright loads only when needed
+
+    registry = SourceRegistry(workspace)
+    found = {url: record for url in urls if (record := registry.lookup(url)) is not None}
+    missing = [url for url in dict.fromkeys(urls) if url not in found]
+    if missing:
+        with Archiver(workspace, config, sink=sink, research_date=research_date) as archiver:
+            found.update(zip(missing, archiver.archive_many(missing), strict=True))
+    return {url: found[url] for url in urls}
+
+
+def verify_quote_for(workspace: Workspace, record: SourceRecord, quote: str) -> bool:
+    """True when `quote` is found in the record's archived text (normalised, slightly fuzzy)."""
+    return verify_fact_quote(workspace, record, quote).verified is Verified.YES
+
+
+def record_to_source(record: SourceRecord) -> Source:
+    """The task.md Sources row for an archived record (final URL, type, dates, authority, archive)."""
+    return Source(
+        id=record.id,
+        title=record.title,
+        url=record.final_url or record.url,
+        type=record.source_type,
+        published=record.published,
+        accessed=record.fetched,
+        authority=record.authority,
+        archive=record.archive,
+        sha256=record.sha256,
+    )

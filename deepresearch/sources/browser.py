@@ -1,0 +1,248 @@
+"""Headless Chromium through Playwright's async API: one browser, a small pool of reused pages.
+
+The ONLY module that imports playwright. Chromium is Playwright's own when installed, else the
+configured `chromium_path`, else the system's (`/usr/bin/chromium`). When the workspace has a
+browser profile (`deepresearch browser login`), pages open in it, so sites the person signed in
+to are archived signed in; if another process holds the profile, a private copy is used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import BrowserContext, Page, Playwright, async_playwright
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
+
+from deepresearch.sources.fetch import (
+    HTML_TYPES,
+    Fetched,
+    FetchFailure,
+    http_fetch,
+    split_content_type,
+    status_failure,
+)
+from deepresearch.sources.record import BAD_URL, CONNECTION, DNS, INTERNAL, REDIRECT_LOOP, TIMEOUT, TOO_LARGE
+
+BROWSER_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync",
+]  # fmt: skip
+SYSTEM_CHROMIUMS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
+SETTLE_SECONDS = 1.5  # after "load", wait this long at most for the network to go quiet (XHR content)
+_NET_ERRORS = (
+    ("ERR_NAME_NOT_RESOLVED", DNS), ("ERR_NAME_RESOLUTION_FAILED", DNS),
+    ("ERR_TOO_MANY_REDIRECTS", REDIRECT_LOOP), ("ERR_TIMED_OUT", TIMEOUT),
+    ("ERR_INVALID_URL", BAD_URL), ("invalid URL", BAD_URL), ("ERR_UNKNOWN_URL_SCHEME", BAD_URL),
+)  # fmt: skip
+
+
+class BrowserUnavailable(Exception):
+    """No Chromium could be launched; the message lists what was tried and why it failed."""
+
+
+@dataclass
+class BrowserOptions:
+    """How the browser is launched and how long a page may take."""
+
+    chromium_path: str | None = None
+    profile: Path | None = None  # used when the folder exists
+    timeout: float = 30.0
+    max_bytes: int = 15 * 1024 * 1024
+    pool_size: int = 4
+    screenshot: bool = False
+    print_pdf: bool = False
+
+
+def candidate_executables(chromium_path: str | None) -> list[str | None]:
+    """Playwright's own Chromium (None) first, then the configured one, else the system's."""
+    if chromium_path:
+        return [None, chromium_path]
+    return [None, *(path for path in SYSTEM_CHROMIUMS if Path(path).exists())]
+
+
+def ensure_profile(profile: Path) -> Path:
+    """Create the persistent profile folder private to the user (0700): it will hold credentials."""
+    profile.mkdir(parents=True, exist_ok=True)
+    profile.chmod(0o700)
+    return profile
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def _navigation_failure(exc: PlaywrightError, url: str) -> FetchFailure:
+    message = _first_line(exc)
+    kind = next((k for marker, k in _NET_ERRORS if marker in message), CONNECTION)
+    return FetchFailure(kind, f"{url}: {message.removeprefix('Page.goto: ')}", final_url=url)
+
+
+async def _launch(
+    pw: Playwright, executable: str | None, profile: Path | None, headless: bool
+) -> tuple[BrowserContext, Path | None]:
+    """A browser context, and the temporary profile copy to delete afterwards (if one was made)."""
+    kwargs: dict[str, Any] = {"headless": headless, "args": BROWSER_ARGS}
+    if executable:
+        kwargs["executable_path"] = executable
+    if profile is None or not profile.is_dir():
+        browser = await pw.chromium.launch(**kwargs)
+        agent = (
+            f"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{browser.version}"
+        )
+        return await browser.new_context(user_agent=agent, accept_downloads=False), None
+    try:
+        return await pw.chromium.launch_persistent_context(str(profile), **kwargs), None
+    except PlaywrightError as exc:
+        if "ProcessSingleton" not in str(exc) and "already in use" not in str(exc):
+            raise
+    # Another archive process holds the profile: sign-in cookies still apply through a copy.
+    copy = Path(tempfile.mkdtemp(prefix="deepresearch-profile-"))
+    shutil.copytree(profile, copy, dirs_exist_ok=True, ignore=shutil.ignore_patterns("Singleton*", "*Cache*"))
+    return await pw.chromium.launch_persistent_context(str(copy), **kwargs), copy
+
+
+class Browser:
+    """One Chromium serving many pages; use from one event loop, concurrency bounded by the caller."""
+
+    def __init__(self, options: BrowserOptions) -> None:
+        self.options = options
+        self._pw: Playwright | None = None
+        self._context: BrowserContext | None = None
+        self._profile_copy: Path | None = None
+        self._idle: list[Page] = []
+
+    async def start(self) -> None:
+        """Launch the first Chromium that works; BrowserUnavailable lists every attempt otherwise."""
+        self._pw = await async_playwright().start()
+        tried: list[str] = []
+        for executable in candidate_executables(self.options.chromium_path):
+            try:
+                self._context, self._profile_copy = await _launch(
+                    self._pw, executable, self.options.profile, headless=True
+                )
+            except PlaywrightError as exc:
+                tried.append(f"{executable or 'Playwright Chromium'}: {_first_line(exc)}")
+                continue
+            self._idle = list(self._context.pages)  # a persistent context opens with one page
+            return
+        await self._pw.stop()
+        self._pw = None
+        raise BrowserUnavailable("; ".join(tried))
+
+    async def close(self) -> None:
+        """Close pages, the browser and Playwright; remove a temporary profile copy."""
+        if self._context is not None:
+            browser = self._context.browser
+            await self._context.close()
+            if browser is not None:
+                await browser.close()
+        if self._pw is not None:
+            await self._pw.stop()
+        if self._profile_copy is not None:
+            shutil.rmtree(self._profile_copy, ignore_errors=True)
+        self._context, self._pw, self._profile_copy, self._idle = None, None, None, []
+
+    async def _acquire(self) -> Page:
+        if self._idle:
+            return self._idle.pop()
+        assert self._context is not None, "Browser.start() first"
+        return await self._context.new_page()
+
+    async def _release(self, page: Page, healthy: bool) -> None:
+        # Pages are reused only after a clean load: after an error Chromium may still be navigating
+        # to its error page, which would interrupt the next URL's navigation.
+        if healthy and len(self._idle) < self.options.pool_size:
+            try:
+                await page.goto("about:blank", timeout=5000)
+                self._idle.append(page)
+                return
+            except PlaywrightError:
+                pass
+        with contextlib.suppress(PlaywrightError):  # already gone with a crashed renderer
+            await page.close()
+
+    async def fetch(self, url: str) -> Fetched:
+        """Load `url`: HTML rendered after scripts ran; other documents downloaded as they are."""
+        page = await self._acquire()
+        healthy = False
+        try:
+            try:
+                response = await page.goto(url, wait_until="load", timeout=self.options.timeout * 1000)
+            except PlaywrightTimeoutError as exc:
+                raise FetchFailure(TIMEOUT, f"{url} did not load within {self.options.timeout:g} s") from exc
+            except PlaywrightError as exc:
+                if "Download is starting" in str(exc) or "ERR_ABORTED" in str(exc):
+                    return await self.download(url)  # served as an attachment: not a page to render
+                raise _navigation_failure(exc, url) from exc
+            if response is None:
+                raise FetchFailure(INTERNAL, f"{url}: the browser returned no response")
+            content_type, _ = split_content_type(await response.header_value("content-type"))
+            if response.status >= 400:
+                raise status_failure(response.status, response.url, content_type)
+            healthy = True
+            if content_type and content_type not in HTML_TYPES:
+                return await self.download(response.url)  # PDF viewer or image: get the bytes
+            return await self._rendered(page, url, response.status, content_type or "text/html")
+        finally:
+            await self._release(page, healthy)
+
+    async def _rendered(self, page: Page, url: str, status: int, content_type: str) -> Fetched:
+        with contextlib.suppress(PlaywrightTimeoutError):  # pages that poll forever: take what rendered
+            await page.wait_for_load_state("networkidle", timeout=SETTLE_SECONDS * 1000)
+        try:
+            html = await page.content()
+        except PlaywrightError:  # a script navigated away mid-read: take the new document
+            await page.wait_for_load_state("load", timeout=self.options.timeout * 1000)
+            html = await page.content()
+        charset = str(await page.evaluate("document.characterSet")).lower()
+        try:  # kept in the page's own charset, so its <meta charset> stays true
+            body = html.encode(charset, errors="xmlcharrefreplace")
+        except LookupError:
+            body, charset = html.encode("utf-8"), "utf-8"
+        if len(body) > self.options.max_bytes:
+            raise FetchFailure(TOO_LARGE, f"{url} renders to {len(body)} bytes, over the cap", status)
+        shot = await page.screenshot(full_page=True, type="png") if self.options.screenshot else None
+        printed = await page.pdf(print_background=True) if self.options.print_pdf else None
+        title = await page.title()
+        return Fetched(
+            url=url, final_url=page.url, status=status, content_type=content_type, charset=charset,
+            body=body, rendered=True, title=title, screenshot=shot, page_pdf=printed,
+        )  # fmt: skip
+
+    async def download(self, url: str) -> Fetched:
+        """GET `url` over plain HTTP with the browser's cookies (size-capped, in a worker thread)."""
+        assert self._context is not None, "Browser.start() first"
+        cookies = await self._context.cookies(url)
+        header = "; ".join(f"{c.get('name')}={c.get('value')}" for c in cookies)
+        fetched = await asyncio.to_thread(
+            http_fetch, url, self.options.timeout, self.options.max_bytes, header
+        )
+        return fetched
+
+
+async def _login(url: str, profile: Path, chromium_path: str | None) -> None:
+    async with async_playwright() as pw:
+        tried: list[str] = []
+        for executable in candidate_executables(chromium_path):
+            try:
+                context, _ = await _launch(pw, executable, profile, headless=False)
+            except PlaywrightError as exc:
+                tried.append(f"{executable or 'Playwright Chromium'}: {_first_line(exc)}")
+                continue
+            page = context.pages[0] if context.pages else await context.new_page()
+            await page.goto(url)
+            await context.wait_for_event("close", timeout=0)  # the person closes the window
+            return
+        raise BrowserUnavailable("; ".join(tried))
+
+
+def login_session(url: str, profile: Path, chromium_path: str | None = None) -> None:
+    """Open a visible Chromium on `url` with the persistent profile; return when it is closed."""
+    asyncio.run(_login(url, ensure_profile(profile), chromium_path))

@@ -1,0 +1,173 @@
+"""The workspace's source registry: the one allocator of global source IDs (DESIGN.md §6).
+
+`.deepresearch/sources.jsonl` is append-only JSON lines, written only while holding an exclusive
+`flock` on a sidecar lock file, because several `deepresearch archive` processes (one per parallel
+executor) run at once. A line is either a record (`SourceRecord.to_dict()`) or an alias
+`{"alias": url, "id": "S07"}` saying that another URL led to the same content. The orchestrator
+merges the registry into task.md between phases; the registry only reads task.md (to skip IDs
+already used there), never writes it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from deepresearch.sources.record import ARCHIVED, SourceRecord
+from deepresearch.state.model import format_source_id, id_number
+from deepresearch.urls import normalize_url
+from deepresearch.workspace import Workspace
+
+_SOURCE_ROW = re.compile(r"^\s*\|\s*S(\d+)\s*\|")
+
+
+@dataclass
+class _Index:
+    """What the registry file says, indexed for dedup."""
+
+    records: list[SourceRecord] = field(default_factory=list)
+    by_url: dict[str, SourceRecord] = field(default_factory=dict)  # normalised URL → archived record
+    by_content: dict[str, SourceRecord] = field(default_factory=dict)
+    by_id: dict[str, SourceRecord] = field(default_factory=dict)
+    max_id: int = 0
+
+
+def _url_key(url: str) -> str:
+    return normalize_url(url) if url else ""
+
+
+def task_md_source_ids(task_md: Path) -> list[int]:
+    """The numbers of the S-IDs in task.md's Sources table (a light read-only scan; [] if absent)."""
+    try:
+        text = task_md.read_text(encoding="utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):
+        return []
+    numbers: list[int] = []
+    in_sources = False
+    for line in text.splitlines():
+        if line.startswith("## "):
+            in_sources = line[3:].strip().lower() == "sources"
+            continue
+        match = _SOURCE_ROW.match(line) if in_sources else None
+        if match:
+            numbers.append(int(match.group(1)))
+    return numbers
+
+
+class SourceRegistry:
+    """Reads and appends the registry; every allocation happens under the file lock."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+        self.path = workspace.source_registry
+        self.lock_path = self.path.with_suffix(".lock")
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the registry's exclusive lock (blocks until other processes release it)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.lock_path, "a+") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+    def _read(self) -> _Index:
+        index = _Index()
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return index
+        for line in lines:
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut short by a killed process; the next append starts a new line
+            if isinstance(data, dict):
+                self._index_line(index, data)
+        return index
+
+    @staticmethod
+    def _index_line(index: _Index, data: dict[str, Any]) -> None:
+        if "alias" in data:
+            target = index.by_id.get(str(data.get("id", "")))
+            if target is not None:
+                index.by_url.setdefault(_url_key(str(data["alias"])), target)
+            return
+        record = SourceRecord.from_dict(data)
+        index.records.append(record)
+        if record.status != ARCHIVED or not record.id or record.id in index.by_id:
+            return
+        index.by_id[record.id] = record
+        index.max_id = max(index.max_id, id_number(record.id))
+        for url in (record.url, record.final_url):
+            if url:
+                index.by_url.setdefault(_url_key(url), record)
+        if record.content_sha256:
+            index.by_content.setdefault(record.content_sha256, record)
+
+    def _append(self, data: dict[str, Any]) -> None:
+        line = json.dumps(data, ensure_ascii=False) + "\n"
+        with open(self.path, "ab+") as handle:
+            handle.seek(0, 2)
+            if handle.tell() > 0:
+                handle.seek(-1, 2)
+                if handle.read(1) != b"\n":
+                    line = "\n" + line  # don't glue onto a line a killed process left unfinished
+            handle.write(line.encode("utf-8"))
+
+    def records(self) -> list[SourceRecord]:
+        """Every record line in file order: archived ones and failures."""
+        return self._read().records
+
+    def archived(self) -> list[SourceRecord]:
+        """The archived sources, one per ID, in allocation order."""
+        return list(self._read().by_id.values())
+
+    def get(self, source_id: str) -> SourceRecord | None:
+        """The archived record with this ID, or None."""
+        return self._read().by_id.get(source_id)
+
+    def lookup(self, url: str) -> SourceRecord | None:
+        """The archived record for `url` (as asked, as final URL after redirects, or an alias)."""
+        return self._read().by_url.get(_url_key(url))
+
+    def lookup_content(self, content_sha256: str) -> SourceRecord | None:
+        """The archived record whose content has this SHA-256, or None."""
+        return self._read().by_content.get(content_sha256)
+
+    def register(
+        self, url: str, final_url: str, content_sha256: str, build: Callable[[str], SourceRecord]
+    ) -> tuple[SourceRecord, bool]:
+        """Under the lock: the existing record for this URL or content (False), or a new one (True).
+
+        `build(source_id)` writes the archive files and returns the record; it runs under the lock
+        so that no registered record ever points at files that are not there yet.
+        """
+        with self.locked():
+            index = self._read()
+            for candidate in (url, final_url):
+                existing = index.by_url.get(_url_key(candidate)) if candidate else None
+                if existing is not None:
+                    return existing, False
+            existing = index.by_content.get(content_sha256) if content_sha256 else None
+            if existing is not None:
+                for alias in {url, final_url} - {"", existing.url, existing.final_url}:
+                    self._append({"alias": alias, "id": existing.id})
+                return existing, False
+            highest = max([index.max_id, *task_md_source_ids(self.workspace.task_md)])
+            record = build(format_source_id(highest + 1))
+            self._append(record.to_dict())
+            return record, True
+
+    def record_failure(self, record: SourceRecord) -> None:
+        """Append a failed fetch; it takes no ID, and the URL may be archived again later."""
+        with self.locked():
+            self._append(record.to_dict())
