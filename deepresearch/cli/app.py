@@ -7,8 +7,8 @@ import os
 import sys
 import traceback
 
-import click
 import typer
+from typer.exceptions import TyperException
 
 from deepresearch.errors import DeepResearchError, ExitCode
 
@@ -53,13 +53,17 @@ def main(argv: list[str] | None = None) -> None:
             traceback.print_exc()
         print(f"deepresearch: error: {exc}", file=sys.stderr)
         sys.exit(int(exc.exit_code))
-    except click.exceptions.Exit as exc:
+    except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
+    except typer.Abort:
         print("deepresearch: interrupted; run the same command again to resume.", file=sys.stderr)
         sys.exit(int(ExitCode.INTERRUPTED))
-    except click.ClickException as exc:
-        exc.show()
+    except TyperException as exc:  # usage errors from typer's bundled click: bad option, bad value
+        show = getattr(exc, "show", None)
+        if callable(show):
+            show()
+        else:
+            print(f"deepresearch: error: {exc}", file=sys.stderr)
         sys.exit(int(ExitCode.USAGE))
     except KeyboardInterrupt:
         print("deepresearch: interrupted; run the same command again to resume.", file=sys.stderr)

@@ -46,7 +46,7 @@ class RunSummary:
 
 def new_document(question: str, config: Config, agents: dict[str, str]) -> TaskDoc:
     """A fresh task.md for `question`, in status planning."""
-    now = utc_now().isoformat(timespec="seconds")
+    now = utc_now().strftime("%Y-%m-%dT%H:%M:%SZ")
     first_line = question.strip().splitlines()[0] if question.strip() else ""
     front = FrontMatter(
         id=f"dr-{utc_now():%Y%m%d}-{uuid.uuid4().hex[:6]}",
