@@ -131,7 +131,12 @@ class AgentRunner:
         return result
 
     def _attempt(
-        self, backend: AgentBackend, request: AgentRequest, call: AgentCall, attempt: int, timeout: float | None
+        self,
+        backend: AgentBackend,
+        request: AgentRequest,
+        call: AgentCall,
+        attempt: int,
+        timeout: float | None,
     ) -> AgentResult:
         argv = backend.build_argv(request)
         env = backend.build_env(request, self._child_env())
@@ -150,7 +155,9 @@ class AgentRunner:
         )
         result = backend.parse(outcome)
         if not result.ok and result.failure is FailureKind.TIMEOUT:
-            result.message = f"{backend.name} did not finish within {timeout or self.config.agent_timeout:.0f}s"
+            result.message = (
+                f"{backend.name} did not finish within {timeout or self.config.agent_timeout:.0f}s"
+            )
         with self._lock:
             self.usage.add(call.role, result)
         self._record_usage(call, backend.name, attempt, result, outcome.duration)
@@ -185,7 +192,9 @@ class AgentRunner:
         path.write_text(call.prompt_text, encoding="utf-8")
         return path
 
-    def _record_usage(self, call: AgentCall, agent: str, attempt: int, result: AgentResult, duration: float) -> None:
+    def _record_usage(
+        self, call: AgentCall, agent: str, attempt: int, result: AgentResult, duration: float
+    ) -> None:
         entry = {
             "ts": time.time(),
             "role": call.role,

@@ -48,22 +48,32 @@ def main_command(
     ctx: typer.Context,
     prompt: Annotated[str | None, typer.Option("-p", "--prompt", help="The research question.")] = None,
     file: Annotated[
-        Path | None, typer.Option("-f", "--file", help="A request file (input.md: optional YAML front matter + text).")
+        Path | None,
+        typer.Option("-f", "--file", help="A request file (input.md: optional YAML front matter + text)."),
     ] = None,
     workdir: Annotated[
         Path, typer.Option("-o", "--workdir", help="Workspace folder (created if missing).")
     ] = Path("."),
     agent: Annotated[
-        str | None, typer.Option("--agent", help="copilot | claude | gemini | codex | custom (default: first installed).")
+        str | None,
+        typer.Option(
+            "--agent", help="copilot | claude | gemini | codex | custom (default: first installed)."
+        ),
     ] = None,
-    model: Annotated[str | None, typer.Option("--model", help="Model for every role (unless set per role).")] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="Model for every role (unless set per role).")
+    ] = None,
     max_rounds: Annotated[int | None, typer.Option("--max-rounds", help="Most research rounds.")] = None,
-    concurrency: Annotated[int | None, typer.Option("--concurrency", help="Executors running at once.")] = None,
+    concurrency: Annotated[
+        int | None, typer.Option("--concurrency", help="Executors running at once.")
+    ] = None,
     agent_timeout: Annotated[
         float | None, typer.Option("--agent-timeout", help="Seconds before an agent call is killed.")
     ] = None,
     mode: Annotated[str | None, typer.Option("--mode", help="adaptive (default) | fixed.")] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Resume the unfinished run in the workspace.")] = False,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Resume the unfinished run in the workspace.")
+    ] = False,
     new: Annotated[
         bool, typer.Option("--new", help="Start over: move the previous run aside (nothing is deleted).")
     ] = False,

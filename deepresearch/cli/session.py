@@ -77,7 +77,9 @@ def choose_agent(config: Config) -> Config:
         return config
     found = detect_default(shutil.which)
     if found is None:
-        raise NoAgentError("no supported agent CLI is installed", hint="install one of them:\n" + install_hints())
+        raise NoAgentError(
+            "no supported agent CLI is installed", hint="install one of them:\n" + install_hints()
+        )
     config.agent = found
     return config
 
@@ -90,7 +92,16 @@ def _move_aside(workspace: Workspace, doc_id: str) -> Path:
         n += 1
         target = workspace.root / "previous-runs" / f"{doc_id}-{n}"
     target.mkdir(parents=True)
-    for name in ("task.md", "report.md", "report.html", "report.pdf", "knowledge.json", "logs", "assets", ".deepresearch"):
+    for name in (
+        "task.md",
+        "report.md",
+        "report.html",
+        "report.pdf",
+        "knowledge.json",
+        "logs",
+        "assets",
+        ".deepresearch",
+    ):
         src = workspace.root / name
         if src.exists():
             shutil.move(str(src), str(target / name))
@@ -122,7 +133,9 @@ def open_document(
             )
         return doc, True
     if request is None:
-        raise UsageError("no question given and no unfinished run here", hint='deepresearch -p "your question"')
+        raise UsageError(
+            "no question given and no unfinished run here", hint='deepresearch -p "your question"'
+        )
     return new_document(request.text, config, role_agents(config)), False
 
 

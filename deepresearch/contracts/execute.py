@@ -70,7 +70,9 @@ def _fact(item: Any, n: int, labels: set[str], task_id: str, problems: list[str]
         confidence = Confidence.MEDIUM
     if not statement or not quote or not cited or unknown:
         return None
-    return Fact(id=f"new-{n}", statement=statement, sources=cited, confidence=confidence, quote=quote, task=task_id)
+    return Fact(
+        id=f"new-{n}", statement=statement, sources=cited, confidence=confidence, quote=quote, task=task_id
+    )
 
 
 def parse_executor(path: Path, task_id: str) -> tuple[ExecutorOutput | None, list[str]]:

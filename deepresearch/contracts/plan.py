@@ -84,7 +84,9 @@ def _tasks(raw: Any, dim_ids: set[str], max_tasks: int, problems: list[str]) -> 
     tasks: list[Task] = []
     for n, item in enumerate(raw, 1):
         if not isinstance(item, dict) or not str(item.get("task", "")).strip():
-            problems.append(f"tasks item {n}: expected a mapping with id, task, dimensions, priority, depends")
+            problems.append(
+                f"tasks item {n}: expected a mapping with id, task, dimensions, priority, depends"
+            )
             continue
         task_id = str(item.get("id") or f"E{n}").strip()
         where = f"task {task_id}"
@@ -96,7 +98,9 @@ def _tasks(raw: Any, dim_ids: set[str], max_tasks: int, problems: list[str]) -> 
         for d in dims:
             if d not in dim_ids:
                 problems.append(f"{where}: dimension {d} is not one of the dimensions you listed")
-        task = Task(task_id, str(item["task"]).strip(), dims, _priority(item.get("priority"), where, problems))
+        task = Task(
+            task_id, str(item["task"]).strip(), dims, _priority(item.get("priority"), where, problems)
+        )
         task.depends = id_list(item.get("depends"))
         tasks.append(task)
     ids = [t.id for t in tasks]
@@ -116,7 +120,9 @@ def parse_plan(path: Path, max_tasks: int) -> tuple[PlanOutput | None, list[str]
         return None, problems
     complexity = str(data.get("complexity", "")).strip().lower()
     if complexity not in COMPLEXITIES:
-        problems.append(f"complexity: must be one of {', '.join(COMPLEXITIES)}, got {data.get('complexity')!r}")
+        problems.append(
+            f"complexity: must be one of {', '.join(COMPLEXITIES)}, got {data.get('complexity')!r}"
+        )
     dims = _dimensions(data.get("dimensions"), problems)
     dim_ids = {d.id for d in dims}
     outline = _outline(data.get("outline"), dim_ids, problems)

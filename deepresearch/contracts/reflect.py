@@ -107,7 +107,9 @@ def _new_tasks(raw: Any, dim_ids: set[str], problems: list[str]) -> list[NewTask
     return tasks
 
 
-def parse_assessment(path: Path, fact_ids: set[str], dim_ids: set[str]) -> tuple[Assessment | None, list[str]]:
+def parse_assessment(
+    path: Path, fact_ids: set[str], dim_ids: set[str]
+) -> tuple[Assessment | None, list[str]]:
     """The reflector's assessment, or None and the problems to send back."""
     data, notes, problems = read_yaml_output(path)
     if data is None:

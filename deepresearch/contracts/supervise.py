@@ -23,9 +23,13 @@ def parse_briefs(path: Path, expected: list[str]) -> tuple[dict[str, str] | None
         task_id = str(item["task"]).strip()
         brief = str(item.get("brief", "")).strip()
         if task_id not in expected:
-            problems.append(f"briefs item {n}: task {task_id} is not one of the tasks to brief ({', '.join(expected)})")
+            problems.append(
+                f"briefs item {n}: task {task_id} is not one of the tasks to brief ({', '.join(expected)})"
+            )
         elif len(brief) < 20:
-            problems.append(f"brief for {task_id}: too short; state the goal, questions, scope and when to stop")
+            problems.append(
+                f"brief for {task_id}: too short; state the goal, questions, scope and when to stop"
+            )
         else:
             briefs[task_id] = brief
     missing = [t for t in expected if t not in briefs]

@@ -92,7 +92,9 @@ def _skip_blocked(ctx: RunContext) -> None:
             if task.status is TaskStatus.PENDING and blocked:
                 _set_status(ctx, task, TaskStatus.SKIPPED)
                 status[task.id] = TaskStatus.SKIPPED
-                ctx.sink(Notice(f"{task.id} skipped: it depends on {', '.join(blocked)}, which did not finish"))
+                ctx.sink(
+                    Notice(f"{task.id} skipped: it depends on {', '.join(blocked)}, which did not finish")
+                )
                 changed = True
 
 

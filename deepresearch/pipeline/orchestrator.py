@@ -137,7 +137,8 @@ class Orchestrator:
         done = doc.front.status is RunStatus.COMPLETED
         summary = RunSummary(
             status=doc.front.status.value,
-            reason=doc.front.termination_reason or ("" if done else "stopped before research (plan not approved)"),
+            reason=doc.front.termination_reason
+            or ("" if done else "stopped before research (plan not approved)"),
             report=str(self.workspace.report_md) if done else None,
             rounds=doc.front.round,
             scores=[q.score for q in doc.quality],

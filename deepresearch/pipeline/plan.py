@@ -71,7 +71,9 @@ def plan(ctx: RunContext, answers: list[Answer] | None = None, feedback: str = "
             f"{ctx.workspace.relative(output)}; run again to retry",
         )
     install_plan(ctx, step.value)
-    ctx.sink(PhaseFinished("plan", 0, f"{len(step.value.tasks)} tasks, {len(step.value.dimensions)} dimensions"))
+    ctx.sink(
+        PhaseFinished("plan", 0, f"{len(step.value.tasks)} tasks, {len(step.value.dimensions)} dimensions")
+    )
     return step.value
 
 

@@ -10,7 +10,16 @@ from deepresearch.pipeline.spend import spent_so_far
 from deepresearch.pipeline.step import run_step
 from deepresearch.pipeline.stop import Decision, decide
 from deepresearch.state.model import (
-    Conflict, Gap, GapStatus, Priority, QualityRow, RunStatus, Task, TaskStatus, Verified, next_id,
+    Conflict,
+    Gap,
+    GapStatus,
+    Priority,
+    QualityRow,
+    RunStatus,
+    Task,
+    TaskStatus,
+    Verified,
+    next_id,
 )  # fmt: skip
 
 
@@ -36,9 +45,13 @@ def assess(ctx: RunContext) -> Assessment:
     )
     fact_ids = {f.id for f in doc.facts}
     dim_ids = {d.id for d in doc.dimensions}
-    step = run_step(ctx, "reflector", "reflector", "", prompt, output, lambda p: parse_assessment(p, fact_ids, dim_ids))
+    step = run_step(
+        ctx, "reflector", "reflector", "", prompt, output, lambda p: parse_assessment(p, fact_ids, dim_ids)
+    )
     if step.value is None:
-        ctx.sink(Notice(f"reflector assessment unusable ({step.failure}); using score 5 and going on", "warning"))
+        ctx.sink(
+            Notice(f"reflector assessment unusable ({step.failure}); using score 5 and going on", "warning")
+        )
         return fallback_assessment()
     return step.value
 
@@ -56,7 +69,9 @@ def record_assessment(ctx: RunContext, assessment: Assessment) -> None:
         if frozenset(claim.facts) in known_sets:
             continue
         conflict_id = next_id([c.id for c in doc.conflicts], "CONF-")
-        doc.conflicts.append(Conflict(conflict_id, claim.topic, claim.facts, claim.severity, "", claim.suggested_wording))
+        doc.conflicts.append(
+            Conflict(conflict_id, claim.topic, claim.facts, claim.severity, "", claim.suggested_wording)
+        )
         known_sets.add(frozenset(claim.facts))
     listed = set(assessment.knowledge_gaps)
     for gap in doc.gaps:
@@ -123,6 +138,12 @@ def reflect(ctx: RunContext) -> Decision:
         doc.front.round = round_no + 1
         doc.front.status = RunStatus.RESEARCHING
     ctx.save(f"reflect-r{round_no}")
-    ctx.sink(RoundFinished(round_no, assessment.score, len(assessment.knowledge_gaps), decision.label, decision.reason))
-    ctx.sink(PhaseFinished("reflect", round_no, f"{len(new_tasks)} new tasks" if new_tasks else decision.label))
+    ctx.sink(
+        RoundFinished(
+            round_no, assessment.score, len(assessment.knowledge_gaps), decision.label, decision.reason
+        )
+    )
+    ctx.sink(
+        PhaseFinished("reflect", round_no, f"{len(new_tasks)} new tasks" if new_tasks else decision.label)
+    )
     return decision

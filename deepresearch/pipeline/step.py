@@ -43,7 +43,13 @@ def _set_aside(output_file: Path) -> None:
 
 
 def run_step(
-    ctx: RunContext, role: str, label: str, task_id: str, prompt_text: str, output_file: Path, parse: Parser[T]
+    ctx: RunContext,
+    role: str,
+    label: str,
+    task_id: str,
+    prompt_text: str,
+    output_file: Path,
+    parse: Parser[T],
 ) -> StepOutcome[T]:
     """Run the agent, parse its file; on problems re-prompt once quoting them, then give up."""
     _set_aside(output_file)
@@ -57,7 +63,9 @@ def run_step(
     repair = render_prompt(
         "repair", original=prompt_text, problems=problems, output_file=ctx.workspace.relative(output_file)
     )
-    result = ctx.runner.call(AgentCall(role, label, task_id, repair, output_file, prompt_name=f"{label}.repair"))
+    result = ctx.runner.call(
+        AgentCall(role, label, task_id, repair, output_file, prompt_name=f"{label}.repair")
+    )
     if not result.ok:
         return StepOutcome(None, problems, result)
     value, problems = parse(output_file)

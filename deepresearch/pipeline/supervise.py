@@ -35,7 +35,11 @@ def fallback_brief(ctx: RunContext, task: Task) -> str:
 def supervise(ctx: RunContext) -> None:
     """Write briefs for every pending task of the current round that has none yet."""
     doc = ctx.doc
-    todo = [t for t in doc.tasks if t.status is TaskStatus.PENDING and not (ctx.workspace.briefs / f"{t.id}.md").exists()]
+    todo = [
+        t
+        for t in doc.tasks
+        if t.status is TaskStatus.PENDING and not (ctx.workspace.briefs / f"{t.id}.md").exists()
+    ]
     if not todo:
         return
     ctx.sink(PhaseStarted("supervise", doc.front.round))
@@ -58,7 +62,9 @@ def supervise(ctx: RunContext) -> None:
     step = run_step(ctx, "supervisor", "supervisor", "", prompt, output, lambda p: parse_briefs(p, todo_ids))
     briefs = step.value or {}
     if step.value is None:
-        ctx.sink(Notice(f"supervisor failed ({step.failure}); using briefs built from the task rows", "warning"))
+        ctx.sink(
+            Notice(f"supervisor failed ({step.failure}); using briefs built from the task rows", "warning")
+        )
     ctx.workspace.briefs.mkdir(parents=True, exist_ok=True)
     for task in todo:
         text = briefs.get(task.id) or fallback_brief(ctx, task)

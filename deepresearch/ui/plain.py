@@ -8,8 +8,18 @@ import time
 from typing import TextIO
 
 from deepresearch.events import (
-    AgentFinished, AgentRetry, AgentStarted, Event, FactsMerged, Notice, OutputRepair, PhaseFinished,
-    PhaseStarted, RoundFinished, RunFinished, RunStarted,
+    AgentFinished,
+    AgentRetry,
+    AgentStarted,
+    Event,
+    FactsMerged,
+    Notice,
+    OutputRepair,
+    PhaseFinished,
+    PhaseStarted,
+    RoundFinished,
+    RunFinished,
+    RunStarted,
 )  # fmt: skip
 
 

@@ -23,7 +23,9 @@ def _alive(pid: int) -> bool:
 
 def test_output_is_captured_and_logged(tmp_path: Path) -> None:
     code = "import sys; print('to stdout'); print('to stderr', file=sys.stderr); sys.exit(3)"
-    outcome = ProcessRunner().run([sys.executable, "-c", code], tmp_path, dict(os.environ), 30, tmp_path / "x.log")
+    outcome = ProcessRunner().run(
+        [sys.executable, "-c", code], tmp_path, dict(os.environ), 30, tmp_path / "x.log"
+    )
     assert outcome.exit_code == 3
     assert outcome.stdout == "to stdout\n"
     assert outcome.stderr == "to stderr\n"
@@ -33,7 +35,9 @@ def test_output_is_captured_and_logged(tmp_path: Path) -> None:
 
 def test_stdin_is_dev_null(tmp_path: Path) -> None:
     code = "import sys; print(repr(sys.stdin.read()))"
-    outcome = ProcessRunner().run([sys.executable, "-c", code], tmp_path, dict(os.environ), 30, tmp_path / "x.log")
+    outcome = ProcessRunner().run(
+        [sys.executable, "-c", code], tmp_path, dict(os.environ), 30, tmp_path / "x.log"
+    )
     assert outcome.stdout.strip() == "''"
 
 
@@ -44,7 +48,9 @@ def test_timeout_kills_the_process_and_its_children(tmp_path: Path) -> None:
         "c = subprocess.Popen(['sleep', '600']); "
         f"pathlib.Path({str(pid_file)!r}).write_text(str(c.pid)); time.sleep(600)"
     )
-    outcome = ProcessRunner().run([sys.executable, "-c", code], tmp_path, dict(os.environ), 1.5, tmp_path / "x.log")
+    outcome = ProcessRunner().run(
+        [sys.executable, "-c", code], tmp_path, dict(os.environ), 1.5, tmp_path / "x.log"
+    )
     assert outcome.timed_out and outcome.exit_code is None
     child = int(pid_file.read_text())
     deadline = time.time() + 5
@@ -61,7 +67,9 @@ def test_children_left_behind_after_a_normal_exit_are_killed(tmp_path: Path) -> 
         "c = subprocess.Popen(['sleep', '600']); "
         f"pathlib.Path({str(pid_file)!r}).write_text(str(c.pid))"
     )
-    outcome = ProcessRunner().run([sys.executable, "-c", code], tmp_path, dict(os.environ), 30, tmp_path / "x.log")
+    outcome = ProcessRunner().run(
+        [sys.executable, "-c", code], tmp_path, dict(os.environ), 30, tmp_path / "x.log"
+    )
     assert outcome.exit_code == 0
     child = int(pid_file.read_text())
     deadline = time.time() + 5
@@ -75,9 +83,7 @@ def test_stop_all_interrupts_running_processes(tmp_path: Path) -> None:
     results = []
 
     def run() -> None:
-        results.append(
-            runner.run(["sleep", "600"], tmp_path, dict(os.environ), 600, tmp_path / "x.log")
-        )
+        results.append(runner.run(["sleep", "600"], tmp_path, dict(os.environ), 600, tmp_path / "x.log"))
 
     thread = threading.Thread(target=run)
     thread.start()

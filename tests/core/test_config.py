@@ -44,7 +44,10 @@ def test_layers_apply_in_order(tmp_path: Path) -> None:
         ("max_round: 3\n", "deepresearch.yaml: max_round: unknown setting"),
         ("max_rounds: three\n", "deepresearch.yaml: max_rounds: expected a whole number, got 'three'"),
         ("concurrency: 0\n", "deepresearch.yaml: concurrency: must be greater than 0, got 0"),
-        ("agent: chatgpt\n", "deepresearch.yaml: agent: must be one of copilot, claude, gemini, codex, custom"),
+        (
+            "agent: chatgpt\n",
+            "deepresearch.yaml: agent: must be one of copilot, claude, gemini, codex, custom",
+        ),
         ("roles:\n  writer: {agent: claude}\n", "deepresearch.yaml: roles.writer: unknown role"),
         ("roles:\n  executor: {agnt: claude}\n", "deepresearch.yaml: roles.executor.agnt: unknown key"),
         ("max_rounds: [1\n", "deepresearch.yaml:2: (file): not valid YAML"),

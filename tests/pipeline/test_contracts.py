@@ -63,7 +63,9 @@ def test_missing_and_unparseable_files(tmp_path: Path) -> None:
 
 
 def test_briefs_must_cover_every_task(tmp_path: Path) -> None:
-    text = "---\nbriefs:\n  - task: E1\n    brief: Goal - find the market size from official statistics.\n---\n"
+    text = (
+        "---\nbriefs:\n  - task: E1\n    brief: Goal - find the market size from official statistics.\n---\n"
+    )
     briefs, problems = parse_briefs(write(tmp_path, text), ["E1", "E2"])
     assert briefs is None and problems == ["no brief for E2: write one brief per task listed"]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -30,7 +29,9 @@ THREE_TASKS = {
 }  # fmt: skip
 
 
-def run_cli(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    args: list[str], env: dict[str, str], cwd: Path, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """`python -m deepresearch ARGS` as a real subprocess."""
     return subprocess.run(
         [sys.executable, "-m", "deepresearch", *args],
@@ -53,11 +54,15 @@ def intervals(workdir: Path, role: str) -> dict[str, tuple[float, float]]:
     return spans
 
 
-def test_full_run_produces_state_report_logs_and_parallel_executors(tmp_path: Path, clean_env: dict[str, str]) -> None:
+def test_full_run_produces_state_report_logs_and_parallel_executors(
+    tmp_path: Path, clean_env: dict[str, str]
+) -> None:
     work = tmp_path / "ws"
     work.mkdir()
     write_workspace_config(work, concurrency=3)
-    scenario = write_scenario(tmp_path / "scenario.yaml", {"planner": THREE_TASKS, "executor": {"default": {"sleep": 1.0}}})
+    scenario = write_scenario(
+        tmp_path / "scenario.yaml", {"planner": THREE_TASKS, "executor": {"default": {"sleep": 1.0}}}
+    )
     env = {**clean_env, "FAKE_AGENT_SCENARIO": str(scenario)}
     proc = run_cli(["-p", "What are alpha and beta?", "-o", str(work)], env, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -85,7 +90,9 @@ def test_full_run_produces_state_report_logs_and_parallel_executors(tmp_path: Pa
     assert s3 >= max(e1, e2) - 0.05, "E3 depends on E1 and E2 and must start after both"
 
 
-def test_hung_agent_is_killed_with_its_child_and_the_run_goes_on(tmp_path: Path, clean_env: dict[str, str]) -> None:
+def test_hung_agent_is_killed_with_its_child_and_the_run_goes_on(
+    tmp_path: Path, clean_env: dict[str, str]
+) -> None:
     work = tmp_path / "ws"
     work.mkdir()
     write_workspace_config(work, agent_timeout=3, retries=0)

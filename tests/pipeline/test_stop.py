@@ -25,7 +25,9 @@ def assessment(score: float, gaps: tuple[str, ...] = ("gap",)) -> Assessment:
         (1, 6.0, [], (), "no knowledge gaps left"),
     ],
 )
-def test_adaptive_rules(round_no: int, score: float, previous: list[float], gaps: tuple[str, ...], expected: str | None) -> None:
+def test_adaptive_rules(
+    round_no: int, score: float, previous: list[float], gaps: tuple[str, ...], expected: str | None
+) -> None:
     decision = decide(Config(), round_no, assessment(score, gaps), previous, Budgets())
     assert decision.stop is (expected is not None)
     if expected:
@@ -34,8 +36,14 @@ def test_adaptive_rules(round_no: int, score: float, previous: list[float], gaps
 
 def test_budget_stops_the_research() -> None:
     config = Config(max_agent_calls=10, max_cost_usd=1.0)
-    assert decide(config, 1, assessment(5), [], Budgets(agent_calls=10)).reason == "agent call budget spent (10 of 10)"
-    assert decide(config, 1, assessment(5), [], Budgets(cost_usd=1.5)).reason == "cost budget spent ($1.50 of $1.00)"
+    assert (
+        decide(config, 1, assessment(5), [], Budgets(agent_calls=10)).reason
+        == "agent call budget spent (10 of 10)"
+    )
+    assert (
+        decide(config, 1, assessment(5), [], Budgets(cost_usd=1.5)).reason
+        == "cost budget spent ($1.50 of $1.00)"
+    )
     assert not decide(config, 1, assessment(5), [], Budgets(agent_calls=9)).stop
 
 
