@@ -42,7 +42,14 @@ class _Dumper(yaml.SafeDumper):
     """Safe YAML that also writes str subclasses (StrEnum values) as text and tuples as lists."""
 
 
-_Dumper.add_multi_representer(str, lambda dumper, data: dumper.represent_str(str(data)))
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+    # PyYAML folds a NEL (\x85) inside a single-quoted scalar into a space; double quotes escape it.
+    style = '"' if any(ch in data for ch in "\x85\u2028\u2029") else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(data), style=style)
+
+
+_Dumper.add_representer(str, _represent_str)
+_Dumper.add_multi_representer(str, _represent_str)
 _Dumper.add_representer(tuple, lambda dumper, data: dumper.represent_list(list(data)))
 
 

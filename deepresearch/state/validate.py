@@ -78,7 +78,8 @@ def validate_doc(doc: TaskDoc, lines: LineMap | None = None) -> list[StateError]
     """Duplicate IDs, unknown IDs in references, facts without sources, dependency cycles."""
     report = _Report(lines)
     for spec in TABLES:
-        _check_duplicates(report, spec.key, spec.label_field, getattr(doc, spec.key))
+        if spec.key != "outline":  # outline sections are titles, not IDs
+            _check_duplicates(report, spec.key, spec.label_field, getattr(doc, spec.key))
     dimensions = {d.id for d in doc.dimensions}
     tasks = {t.id for t in doc.tasks}
     facts = {f.id for f in doc.facts}
