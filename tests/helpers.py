@@ -30,3 +30,61 @@ def write_scenario(path: Path, scenario: dict) -> Path:
     """A fake-agent scenario file."""
     path.write_text(yaml.safe_dump(scenario, allow_unicode=True), encoding="utf-8")
     return path
+
+
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{name} statistics bulletin</title>
+<meta name="date" content="2025-06-01"><meta property="article:published_time" content="2025-06-01"></head>
+<body><header><nav>Home | Statistics | About</nav></header>
+<article><h1>{name} statistics bulletin</h1>
+<p>The statistics bureau publishes this bulletin every year for researchers and the public.</p>
+<p>In 2025 the {name} index reached {value} points, according to the bureau's annual survey.</p>
+<p>The survey covered twelve regions and was conducted between January and March of that year.
+Methodology notes describe the sampling frame and the weighting used by the bureau.</p>
+<p>Earlier editions of the bulletin reported lower values, reflecting a slower pace of change.</p>
+</article><footer>Statistics bureau, 2025</footer></body></html>
+"""
+
+
+def page_value(name: str) -> int:
+    """The number a test page states for `name` (stable, distinct per name)."""
+    return 10 + sum(ord(c) for c in name) % 80
+
+
+class PageServer:
+    """Serves /<NAME>.html research pages on 127.0.0.1 (one bulletin per name) in a thread."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                name = self.path.strip("/").removesuffix(".html")
+                if not name.isalnum():
+                    self.send_error(404)
+                    return
+                body = PAGE.format(name=name, value=page_value(name)).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                return None
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> PageServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -1,12 +1,113 @@
-"""Evidence for merged findings: archive what executors cited, map to registry IDs, verify quotes."""
+"""Evidence for merged findings: archive what executors cited, map to registry IDs, verify quotes.
+
+Source IDs have one allocator, the workspace's source registry (shared with the `deepresearch
+archive` processes that executors run). Sources that could not be archived still need a global ID;
+they get one above both the registry's and task.md's highest while the registry lock is held, and
+the merge and the save of task.md happen under that same lock, so no concurrent archive can hand
+out the same number.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import re
+from dataclasses import dataclass
+
 from deepresearch.contracts.execute import ExecutorOutput
+from deepresearch.events import Notice
 from deepresearch.pipeline.context import RunContext
-from deepresearch.state.model import Fact, Source
+from deepresearch.sources.api import archive_missing, record_to_source, verify_quote_for
+from deepresearch.sources.record import SourceRecord
+from deepresearch.sources.registry import SourceRegistry
+from deepresearch.state.merge import MergeOutcome, merge_task_result
+from deepresearch.state.model import Fact, Source, Verified, format_source_id, id_number
+from deepresearch.urls import normalize_url
+
+GLOBAL_ID = re.compile(r"^S\d+$")
+ARCHIVED = "archived"
 
 
-def resolve_evidence(ctx: RunContext, output: ExecutorOutput) -> tuple[list[Source], list[Fact]]:
-    """Sources and facts ready to merge (placeholder until the archive layer lands)."""
-    return output.sources, output.facts
+@dataclass
+class Evidence:
+    """An executor's findings with archive records attached, ready to merge."""
+
+    sources: list[Source]
+    facts: list[Fact]
+    records: dict[str, SourceRecord]  # source ID or label -> archived record
+
+
+def collect(ctx: RunContext, output: ExecutorOutput) -> Evidence:
+    """Archive every cited source not yet archived (outside any lock: this is the slow part)."""
+    registry = SourceRegistry(ctx.workspace)
+    by_label: dict[str, SourceRecord] = {}
+    to_fetch: list[str] = []
+    for source in output.sources:
+        record = registry.get(source.id) if GLOBAL_ID.match(source.id) else None
+        wanted = normalize_url(source.url)
+        if record is not None and wanted not in (
+            normalize_url(record.url),
+            normalize_url(record.final_url or ""),
+        ):
+            record = None  # the executor put a wrong ID on this URL: trust the URL
+        if record is not None:
+            by_label[source.id] = record
+        else:
+            to_fetch.append(source.url)
+    if to_fetch:
+        fetched = archive_missing(
+            ctx.workspace, ctx.config, to_fetch, sink=ctx.sink, research_date=ctx.clock().date()
+        )
+        for source in output.sources:
+            record = fetched.get(source.url)
+            if source.id not in by_label and record is not None and record.status == ARCHIVED:
+                by_label[source.id] = record
+            elif source.id not in by_label and record is not None:
+                ctx.sink(
+                    Notice(f"could not archive {source.url}: {record.message or record.error}", "warning")
+                )
+    return Evidence(output.sources, output.facts, by_label)
+
+
+def _verify(ctx: RunContext, fact: Fact, records: dict[str, SourceRecord]) -> Verified:
+    archived = [records[s] for s in fact.sources if s in records]
+    if not archived:
+        return Verified.UNCHECKED
+    found = any(verify_quote_for(ctx.workspace, record, fact.quote) for record in archived)
+    return Verified.YES if found else Verified.NO
+
+
+def _global_sources(
+    ctx: RunContext, evidence: Evidence, registry: SourceRegistry
+) -> tuple[list[Source], dict[str, str]]:
+    """Sources with global IDs: the registry's for archived ones, fresh ones for the rest."""
+    highest = max(
+        [id_number(r.id) for r in registry.archived()] + [id_number(s.id) for s in ctx.doc.sources] + [0]
+    )
+    renamed: dict[str, str] = {}
+    sources: list[Source] = []
+    for source in evidence.sources:
+        record = evidence.records.get(source.id)
+        if record is not None:
+            row = record_to_source(record)
+            if row.type == "unknown" and source.type != "unknown":
+                row.type = source.type
+            if not row.published and source.published:
+                row.published = source.published
+        else:
+            highest += 1
+            row = dataclasses.replace(source, id=format_source_id(highest))
+        renamed[source.id] = row.id
+        sources.append(row)
+    return sources, renamed
+
+
+def merge_evidence(ctx: RunContext, task_id: str, evidence: Evidence, phase: str) -> MergeOutcome:
+    """Verify quotes, then merge into task.md and save it, all under the registry lock."""
+    verified = [dataclasses.replace(f, verified=_verify(ctx, f, evidence.records)) for f in evidence.facts]
+    registry = SourceRegistry(ctx.workspace)
+    with registry.locked():
+        sources, renamed = _global_sources(ctx, evidence, registry)
+        facts = [dataclasses.replace(f, sources=[renamed.get(s, s) for s in f.sources]) for f in verified]
+        outcome = merge_task_result(ctx.doc, task_id, sources, facts)
+        ctx.save(phase)
+    return outcome

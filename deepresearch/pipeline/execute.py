@@ -12,11 +12,10 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from deepresearch.contracts.execute import ExecutorOutput, parse_executor
 from deepresearch.events import FactsMerged, Notice, PhaseFinished, PhaseStarted, TaskStatusChanged
 from deepresearch.pipeline.context import RunContext
-from deepresearch.pipeline.evidence import resolve_evidence
+from deepresearch.pipeline.evidence import collect, merge_evidence
 from deepresearch.pipeline.prompts import render_prompt
 from deepresearch.pipeline.step import StepOutcome, run_step
 from deepresearch.pipeline.supervise import read_brief
-from deepresearch.state.merge import merge_task_result
 from deepresearch.state.model import Task, TaskStatus
 from deepresearch.state.schedule import dispatch_order
 
@@ -68,17 +67,16 @@ def _finish(ctx: RunContext, task: Task, outcome: StepOutcome[ExecutorOutput]) -
     if outcome.value is None:
         _set_status(ctx, task, TaskStatus.FAILED)
         ctx.sink(Notice(f"{task.id} failed: {outcome.failure}", "warning"))
-    else:
-        sources, facts = resolve_evidence(ctx, outcome.value)
-        merged = merge_task_result(ctx.doc, task.id, sources, facts)
-        for problem in merged.rejected:
-            ctx.sink(Notice(f"{task.id}: {problem}", "warning"))
-        _set_status(ctx, task, TaskStatus.DONE)
-        ctx.sink(
-            FactsMerged(task.id, len(merged.new_fact_ids), len(merged.new_source_ids),
-                        len(ctx.doc.facts), len(ctx.doc.sources))
-        )  # fmt: skip
-    ctx.save(f"{task.id}-{task.status.value}")
+        ctx.save(f"{task.id}-failed")
+        return
+    evidence = collect(ctx, outcome.value)
+    _set_status(ctx, task, TaskStatus.DONE)
+    merged = merge_evidence(ctx, task.id, evidence, f"{task.id}-done")
+    for problem in merged.rejected:
+        ctx.sink(Notice(f"{task.id}: {problem}", "warning"))
+    doc = ctx.doc
+    new_facts, new_sources = len(merged.new_fact_ids), len(merged.new_source_ids)
+    ctx.sink(FactsMerged(task.id, new_facts, new_sources, len(doc.facts), len(doc.sources)))
 
 
 def _skip_blocked(ctx: RunContext) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from deepresearch.state.model import RunStatus, TaskStatus
 from deepresearch.state.store import StateStore
 from deepresearch.workspace import Workspace
-from tests.helpers import write_scenario, write_workspace_config
+from tests.helpers import PageServer, write_scenario, write_workspace_config
 
 THREE_TASKS = {
     "complexity": "comparison",
@@ -60,11 +60,13 @@ def test_full_run_produces_state_report_logs_and_parallel_executors(
     work = tmp_path / "ws"
     work.mkdir()
     write_workspace_config(work, concurrency=3)
-    scenario = write_scenario(
-        tmp_path / "scenario.yaml", {"planner": THREE_TASKS, "executor": {"default": {"sleep": 1.0}}}
-    )
-    env = {**clean_env, "FAKE_AGENT_SCENARIO": str(scenario)}
-    proc = run_cli(["-p", "What are alpha and beta?", "-o", str(work)], env, tmp_path)
+    with PageServer() as pages:
+        scenario = write_scenario(
+            tmp_path / "scenario.yaml",
+            {"planner": THREE_TASKS, "executor": {"default": {"sleep": 1.0}}, "page_base": pages.base_url},
+        )
+        env = {**clean_env, "FAKE_AGENT_SCENARIO": str(scenario)}
+        proc = run_cli(["-p", "What are alpha and beta?", "-o", str(work)], env, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
     doc = StateStore(Workspace(work)).load()
@@ -73,6 +75,10 @@ def test_full_run_produces_state_report_logs_and_parallel_executors(
     assert [t.status for t in doc.tasks] == [TaskStatus.DONE] * 3
     assert len(doc.facts) == 3 and len(doc.sources) == 3
     assert {f.task for f in doc.facts} == {"E1", "E2", "E3"}
+    assert {f.verified.value for f in doc.facts} == {"yes"}, "quotes should be found in the archived pages"
+    for source in doc.sources:
+        assert source.archive.startswith("assets/web/S") and (work / source.archive).is_file()
+        assert len(source.sha256) == 64 and source.title.endswith("statistics bulletin")
     assert doc.quality and doc.quality[0].score == 8
 
     report = (work / "report.md").read_text()
