@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import stat
 from pathlib import Path
 
 from deepresearch.state.cells import escape_cell
@@ -64,6 +65,8 @@ def atomic_write(path: Path, text: str) -> None:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            with contextlib.suppress(FileNotFoundError):  # keep the mode a person gave the file
+                os.chmod(handle.fileno(), stat.S_IMODE(path.stat().st_mode))
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())

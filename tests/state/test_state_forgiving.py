@@ -63,9 +63,7 @@ def test_a_section_without_a_table_is_an_empty_table() -> None:
 
 
 def test_request_keeps_its_own_headings_and_markup() -> None:
-    request = (
-        "Compare:\n\n## Background\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n    code\n## Facts\n\\## Facts"
-    )
+    request = "Compare:\n\n## Background\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n    code\n## Facts\n\\## Facts"
     doc = m.TaskDoc(front=m.FrontMatter(id="r", question="q"), request=request, scratchpad="## Notes\n- one")
     text = render_task_md(doc)
     assert "\n\\## Facts\n\\\\## Facts\n" in text
