@@ -140,6 +140,7 @@ class RunFinished(Event):
     input_tokens: int
     output_tokens: int
     cost_usd: float
+    violations: int | None = None  # report verification: None when no report was verified
 
 
 class EventSink(Protocol):

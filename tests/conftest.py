@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO
+from tests.helpers import REPO, PageServer
 
 
 @pytest.fixture
@@ -17,3 +18,10 @@ def clean_env(tmp_path: Path) -> dict[str, str]:
     env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg")
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     return env
+
+
+@pytest.fixture
+def pages() -> Iterator[PageServer]:
+    """Research pages on 127.0.0.1 for the fake agent's executors to archive and quote."""
+    with PageServer() as server:
+        yield server

@@ -13,6 +13,7 @@ import typer
 
 from deepresearch import __version__
 from deepresearch.cli.session import RunOptions, start_run
+from deepresearch.errors import CheckFailedError
 
 EPILOG = """\
 Examples:
@@ -112,8 +113,12 @@ def main_command(
         summary = start_run(options, dict(os.environ))
     finally:
         signal.signal(signal.SIGTERM, previous)
-    if summary is not None and summary.status not in ("completed",):
-        raise typer.Exit(0)
+    if summary is not None and summary.violations:
+        raise CheckFailedError(
+            f"the report did not pass verification: {summary.violations} problems remain",
+            hint=f"they are listed in the Verification section of {summary.report}; "
+            "`deepresearch check` re-runs the checks",
+        )
 
 
 def register(app: typer.Typer) -> None:

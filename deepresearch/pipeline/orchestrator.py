@@ -42,6 +42,7 @@ class RunSummary:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    violations: int | None = None  # None when no report was verified in this session
 
 
 def new_document(question: str, config: Config, agents: dict[str, str]) -> TaskDoc:
@@ -80,6 +81,7 @@ class Orchestrator:
         self.sink = sink
         self.runner = runner
         self.store = StateStore(workspace)
+        self.violations: int | None = None
 
     def run(self, doc: TaskDoc, resumed: bool, on_plan: PlanHook | None = None) -> RunSummary:
         """Drive `doc` to completion under the workspace lock; Ctrl-C leaves it resumable."""
@@ -122,7 +124,7 @@ class Orchestrator:
                 ctx.save(f"execute-r{doc.front.round}")
             reflect(ctx)
         if doc.front.status is RunStatus.SYNTHESIZING:
-            synthesize(ctx)
+            self.violations = len(synthesize(ctx).violations)
             doc.front.status = RunStatus.COMPLETED
             ctx.save("completed")
 
@@ -147,9 +149,11 @@ class Orchestrator:
             input_tokens=usage.input_tokens,
             output_tokens=usage.output_tokens,
             cost_usd=usage.cost_usd,
+            violations=self.violations,
         )
         self.sink(
             RunFinished(summary.status, summary.reason, summary.report, summary.rounds, summary.scores,
-                        summary.agent_calls, summary.input_tokens, summary.output_tokens, summary.cost_usd)
+                        summary.agent_calls, summary.input_tokens, summary.output_tokens, summary.cost_usd,
+                        summary.violations)
         )  # fmt: skip
         return summary

@@ -5,11 +5,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from deepresearch.agents.runner import AgentCall
 from deepresearch.errors import AgentError
-from deepresearch.events import PhaseFinished, PhaseStarted
+from deepresearch.events import OutputRepair, PhaseFinished, PhaseStarted
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.prompts import render_prompt
 from deepresearch.pipeline.step import run_step
+from deepresearch.report.check import format_violation
+from deepresearch.report.finalize import VerificationOutcome, verify_and_finalize, verify_report
 
 _CITATION = re.compile(r"\[S\d+\]")
 
@@ -32,13 +35,37 @@ def report_language(ctx: RunContext) -> str:
     return ctx.config.language or "the same language as the research question"
 
 
-def synthesize(ctx: RunContext) -> str:
-    """Run the synthesizer (with one repair) and return the draft report text."""
+def synthesize(ctx: RunContext) -> VerificationOutcome:
+    """Write the report (synthesizer, one repair), verify it by code, send violations back once,
+    then write report.md (with References, and a Verification section if anything remains)."""
     doc = ctx.doc
     ctx.sink(PhaseStarted("synthesize", doc.front.round))
     output = ctx.workspace.result_file("synthesizer")
+    prompt = synthesizer_prompt(ctx)
+    step = run_step(ctx, "synthesizer", "synthesizer", "", prompt, output, parse_report)
+    if step.value is None:
+        raise AgentError(
+            f"the synthesizer did not produce a usable report: {step.failure}",
+            hint="the research is saved in task.md; run the same command again to retry the synthesis",
+        )
+    draft = step.value
+    ctx.sink(PhaseFinished("synthesize", doc.front.round, "draft written"))
+    ctx.sink(PhaseStarted("verify", doc.front.round))
+    first = verify_report(draft, doc, ctx.workspace.root)
+    if not first.passed:
+        draft = _repair_violations(ctx, prompt, output, first) or draft
+    outcome = verify_and_finalize(ctx.workspace, doc, draft)
+    detail = "all checks passed" if outcome.passed else f"{len(outcome.violations)} violations remain"
+    ctx.sink(PhaseFinished("verify", doc.front.round, detail))
+    return outcome
+
+
+def synthesizer_prompt(ctx: RunContext) -> str:
+    """The synthesizer's rendered prompt."""
+    doc = ctx.doc
+    output = ctx.workspace.result_file("synthesizer")
     analysis = ctx.workspace.result_file("analyst")
-    prompt = render_prompt(
+    return render_prompt(
         "synthesizer",
         role="synthesizer",
         task_id="",
@@ -50,12 +77,19 @@ def synthesize(ctx: RunContext) -> str:
         outline=doc.outline,
         analysis_file=ctx.workspace.relative(analysis) if analysis.is_file() else "",
     )
-    step = run_step(ctx, "synthesizer", "synthesizer", "", prompt, output, parse_report)
-    if step.value is None:
-        raise AgentError(
-            f"the synthesizer did not produce a usable report: {step.failure}",
-            hint="the research is saved in task.md; run the same command again to retry the synthesis",
-        )
-    ctx.workspace.report_md.write_text(step.value, encoding="utf-8")
-    ctx.sink(PhaseFinished("synthesize", doc.front.round, ctx.workspace.relative(ctx.workspace.report_md)))
-    return step.value
+
+
+def _repair_violations(ctx: RunContext, prompt: str, output: Path, found: VerificationOutcome) -> str | None:
+    """Send the exact violations back to the synthesizer once; the repaired draft, or None."""
+    problems = [format_violation(v) for v in found.violations]
+    ctx.sink(OutputRepair("synthesizer", "synthesizer", problems))
+    repair = render_prompt(
+        "repair", original=prompt, problems=problems, output_file=ctx.workspace.relative(output)
+    )
+    call = AgentCall(
+        "synthesizer", "synthesizer", "", repair, output, prompt_name="synthesizer.verify-repair"
+    )
+    if not ctx.runner.call(call).ok:
+        return None
+    repaired, _problems = parse_report(output)
+    return repaired

@@ -62,12 +62,22 @@ def summary_text(event: RunFinished) -> str:
     scores = " → ".join(f"{s:g}" for s in event.scores) or "-"
     lines = [
         f"research {event.status}" + (f": {event.reason}" if event.reason else ""),
-        f"  report: {event.report or '-'}",
+        f"  report: {event.report or '-'}" + _verification(event.violations),
         f"  rounds: {event.rounds}; scores: {scores}",
         f"  agent calls: {event.agent_calls}; tokens: {event.input_tokens} in / {event.output_tokens} out; "
         f"cost: ${event.cost_usd:.4f}",
     ]
     return "\n".join(lines)
+
+
+def _verification(violations: int | None) -> str:
+    if violations is None:
+        return ""
+    return (
+        " (verified: every check passed)"
+        if violations == 0
+        else f" ({violations} verification problems listed in it)"
+    )
 
 
 class PlainDisplay:

@@ -97,14 +97,15 @@ def test_full_run_produces_state_report_logs_and_parallel_executors(
 
 
 def test_hung_agent_is_killed_with_its_child_and_the_run_goes_on(
-    tmp_path: Path, clean_env: dict[str, str]
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
 ) -> None:
     work = tmp_path / "ws"
     work.mkdir()
     write_workspace_config(work, agent_timeout=3, retries=0)
     child_pid_file = tmp_path / "child.pid"
     scenario = write_scenario(
-        tmp_path / "scenario.yaml", {"executor": {"E1": {"spawn_child": str(child_pid_file)}}}
+        tmp_path / "scenario.yaml",
+        {"executor": {"E1": {"spawn_child": str(child_pid_file)}}, "page_base": pages.base_url},
     )
     env = {**clean_env, "FAKE_AGENT_SCENARIO": str(scenario)}
     proc = run_cli(["-p", "Question with a hanging executor", "-o", str(work)], env, tmp_path)
@@ -123,11 +124,15 @@ def test_hung_agent_is_killed_with_its_child_and_the_run_goes_on(
     assert "E1 failed" in proc.stdout
 
 
-def test_retryable_failure_is_retried_with_backoff(tmp_path: Path, clean_env: dict[str, str]) -> None:
+def test_retryable_failure_is_retried_with_backoff(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
     work = tmp_path / "ws"
     work.mkdir()
     write_workspace_config(work, retries=2)
-    scenario = write_scenario(tmp_path / "scenario.yaml", {"executor": {"E1": {"fail_times": 2}}})
+    scenario = write_scenario(
+        tmp_path / "scenario.yaml", {"executor": {"E1": {"fail_times": 2}}, "page_base": pages.base_url}
+    )
     env = {**clean_env, "FAKE_AGENT_SCENARIO": str(scenario)}
     proc = run_cli(["-p", "Question with a rate-limited executor", "-o", str(work)], env, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -140,11 +145,15 @@ def test_retryable_failure_is_retried_with_backoff(tmp_path: Path, clean_env: di
     assert StateStore(Workspace(work)).load().task("E1").status is TaskStatus.DONE
 
 
-def test_garbage_output_is_repaired_once(tmp_path: Path, clean_env: dict[str, str]) -> None:
+def test_garbage_output_is_repaired_once(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
     work = tmp_path / "ws"
     work.mkdir()
     write_workspace_config(work)
-    scenario = write_scenario(tmp_path / "scenario.yaml", {"executor": {"E2": {"garbage_first": True}}})
+    scenario = write_scenario(
+        tmp_path / "scenario.yaml", {"executor": {"E2": {"garbage_first": True}}, "page_base": pages.base_url}
+    )
     env = {**clean_env, "FAKE_AGENT_SCENARIO": str(scenario)}
     proc = run_cli(["-p", "Question with a sloppy executor", "-o", str(work)], env, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -152,3 +161,53 @@ def test_garbage_output_is_repaired_once(tmp_path: Path, clean_env: dict[str, st
     assert "Your previous output was not accepted" in repair_prompt
     assert "does not parse" in repair_prompt or "mapping" in repair_prompt
     assert StateStore(Workspace(work)).load().task("E2").status is TaskStatus.DONE
+
+
+BAD_REPORT = """# Report
+
+## Executive summary
+The index reached 99 points [S99]. Nobody disputes this.
+
+Growth was strong. Analysts expect more. Markets agree. Prices rose. Demand rose too.
+
+See https://example.com/data for details.
+"""
+
+
+def test_report_violations_are_repaired_on_the_second_try(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
+    work = tmp_path / "ws"
+    work.mkdir()
+    write_workspace_config(work)
+    scenario = write_scenario(
+        tmp_path / "scenario.yaml", {"synthesizer": {"report_first": BAD_REPORT}, "page_base": pages.base_url}
+    )
+    env = {**clean_env, "FAKE_AGENT_SCENARIO": str(scenario)}
+    proc = run_cli(["-p", "Question whose first report is sloppy", "-o", str(work)], env, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    repair = (work / "logs" / "prompts" / "synthesizer.verify-repair.md").read_text()
+    assert "report.md:4: unknown_source:" in repair and "bare_url" in repair and "density" in repair
+    report = (work / "report.md").read_text()
+    assert "[S99]" not in report and "## Verification" not in report
+    assert "## References" in report and "### Cited sources" in report
+    assert (work / "report.html").is_file() and (work / "knowledge.json").is_file()
+    assert "verified: every check passed" in proc.stdout
+
+
+def test_report_that_stays_wrong_keeps_a_verification_section_and_fails(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
+    work = tmp_path / "ws"
+    work.mkdir()
+    write_workspace_config(work)
+    scenario = write_scenario(
+        tmp_path / "scenario.yaml", {"synthesizer": {"report": BAD_REPORT}, "page_base": pages.base_url}
+    )
+    env = {**clean_env, "FAKE_AGENT_SCENARIO": str(scenario)}
+    proc = run_cli(["-p", "Question whose report stays sloppy", "-o", str(work)], env, tmp_path)
+    assert proc.returncode == 8, proc.stdout + proc.stderr
+    assert "did not pass verification" in proc.stderr
+    report = (work / "report.md").read_text()
+    assert "## Verification" in report and "[S99]" in report
+    assert StateStore(Workspace(work)).load().front.status is RunStatus.COMPLETED
