@@ -6,7 +6,18 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _TRACKING_PREFIXES = ("utm_", "mc_", "pk_", "hsa_")
-_TRACKING_KEYS = {"fbclid", "gclid", "dclid", "msclkid", "yclid", "igshid", "ref", "ref_src", "_hsenc", "_hsmi"}
+_TRACKING_KEYS = {
+    "fbclid",
+    "gclid",
+    "dclid",
+    "msclkid",
+    "yclid",
+    "igshid",
+    "ref",
+    "ref_src",
+    "_hsenc",
+    "_hsmi",
+}
 
 
 def normalize_url(url: str) -> str:
