@@ -10,11 +10,14 @@ else; notes belong in `## Scratchpad`. Every problem raises `StateError` naming 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from markdown_it import MarkdownIt
-from markdown_it.rules_block.table import escapedSplit
+from markdown_it.common.utils import mdTrim
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_block.table import table as gfm_table
 
 from deepresearch.errors import StateError
 from deepresearch.state.cells import CellError, unescape_cell
@@ -31,8 +34,35 @@ from deepresearch.state.schema import (
 )
 from deepresearch.state.validate import raise_problems, validate_doc
 
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def _table_rows(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """markdown-it's GFM table rule, emitting one `table_rows` token (map: the table's lines)
+    instead of a token per cell, which made a 5,000-row table slow. It starts where the GFM rule
+    starts (header and delimiter rows checked by that rule) and ends where it ends."""
+    if not gfm_table(state, start, end, True):
+        return False
+    if silent:
+        return True
+    terminators = state.md.block.ruler.getRules("blockquote")
+    line = start + 2
+    while line < end and state.sCount[line] >= state.blkIndent:
+        if any(rule(state, line, end, True) for rule in terminators):
+            break
+        text = state.src[state.bMarks[line] + state.tShift[line] : state.eMarks[line]]
+        if not mdTrim(text) or state.is_code_block(line):
+            break
+        line += 1
+    token = state.push("table_rows", "table", 0)
+    token.map = [start, line]
+    state.line = line
+    return True
+
+
 # Block structure only: tables and paragraphs (anything that is not a table reads as a paragraph).
-_MD = MarkdownIt("zero").enable("table").disable("inline")
+_MD = MarkdownIt("zero").disable("inline")
+_MD.block.ruler.before("paragraph", "table_rows", _table_rows, {"alt": ["paragraph"]})
 
 
 @dataclass
@@ -134,26 +164,25 @@ def _parse_table(spec: TableSpec, section: _Section, path: str) -> tuple[list[An
     """The rows of a table section (an empty section is an empty table), with their lines."""
     offset = section.heading_line + 1  # file line of body[0]
     tokens = _MD.parse("\n".join(section.body))
-    tables = [t for t in tokens if t.type == "table_open"]
+    tables = [(t.map[0], t.map[1]) for t in tokens if t.type == "table_rows" and t.map is not None]
     for token in tokens:
         if token.type == "paragraph_open" and token.map is not None:
             _outside_table(spec, section.body[token.map[0]], offset + token.map[0], path)
     if not tables:
         return [], []
-    if len(tables) > 1 and tables[1].map is not None:
+    if len(tables) > 1:
         raise StateError(
             f"{spec.heading}: a second table; the section holds one table ({spec.header_text})",
             path,
-            offset + tables[1].map[0],
+            offset + tables[1][0],
         )
-    row_starts = [t.map[0] for t in tokens if t.type == "tr_open" and t.map is not None]
-    positions = _header_positions(spec, _cells(section.body[row_starts[0]]), path, offset + row_starts[0])
+    start, end = tables[0]
+    positions = _header_positions(spec, _cells(section.body[start]), path, offset + start)
     rows: list[Any] = []
     row_lines: list[int] = []
-    for index, start in enumerate(row_starts[1:]):
-        line = offset + start
-        rows.append(_parse_row(spec, _cells(section.body[start]), positions, index, path, line))
-        row_lines.append(line)
+    for index, row in enumerate(range(start + 2, end)):
+        rows.append(_parse_row(spec, _cells(section.body[row]), positions, index, path, offset + row))
+        row_lines.append(offset + row)
     return rows, row_lines
 
 
@@ -174,8 +203,9 @@ def _outside_table(spec: TableSpec, line_text: str, line: int, path: str) -> Non
 
 
 def _cells(line_text: str) -> list[str]:
-    """A row's raw cells, as the GFM table rule splits them (outer pipes optional, `\\|` kept)."""
-    cells = escapedSplit(line_text.strip())
+    """A row's raw cells, split as the GFM table rule splits them: at each pipe not preceded by a
+    backslash, outer pipes optional, and the backslash of each `\\|` dropped."""
+    cells = [cell.replace("\\|", "|") for cell in _UNESCAPED_PIPE.split(mdTrim(line_text))]
     if cells and cells[0] == "":
         cells.pop(0)
     if cells and cells[-1] == "":
