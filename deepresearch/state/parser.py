@@ -163,19 +163,23 @@ def _verbatim_text(body: list[str]) -> str:
 def _parse_table(spec: TableSpec, section: _Section, path: str) -> tuple[list[Any], list[int]]:
     """The rows of a table section (an empty section is an empty table), with their lines."""
     offset = section.heading_line + 1  # file line of body[0]
-    tokens = _MD.parse("\n".join(section.body))
-    tables = [(t.map[0], t.map[1]) for t in tokens if t.type == "table_rows" and t.map is not None]
-    for token in tokens:
-        if token.type == "paragraph_open" and token.map is not None:
-            _outside_table(spec, section.body[token.map[0]], offset + token.map[0], path)
+    tables: list[tuple[int, int]] = []
+    for token in _MD.parse("\n".join(section.body)):
+        if token.map is None:
+            continue
+        start, end = token.map
+        if token.type == "paragraph_open":
+            _outside_table(spec, section.body[start], offset + start, bool(tables), path)
+        elif token.type == "table_rows" and tables:
+            raise StateError(
+                f"{spec.heading}: a second table; the section holds one table ({spec.header_text})",
+                path,
+                offset + start,
+            )
+        elif token.type == "table_rows":
+            tables.append((start, end))
     if not tables:
         return [], []
-    if len(tables) > 1:
-        raise StateError(
-            f"{spec.heading}: a second table; the section holds one table ({spec.header_text})",
-            path,
-            offset + tables[1][0],
-        )
     start, end = tables[0]
     positions = _header_positions(spec, _cells(section.body[start]), path, offset + start)
     rows: list[Any] = []
@@ -186,12 +190,21 @@ def _parse_table(spec: TableSpec, section: _Section, path: str) -> tuple[list[An
     return rows, row_lines
 
 
-def _outside_table(spec: TableSpec, line_text: str, line: int, path: str) -> None:
+def _outside_table(spec: TableSpec, line_text: str, line: int, after_table: bool, path: str) -> None:
+    """Raise the error for text in a table section that is not part of its table."""
     title = any_heading(line_text)
     if title is not None:
         raise StateError(
             f"unknown section heading '## {title}'; allowed headings: {ALLOWED_HEADINGS}", path, line
         )
+    if line_text.lstrip().startswith("|"):
+        problem = (
+            "a table row after a blank line; the rows of a table follow each other without blank lines"
+            if after_table
+            else f"not a table: expected the header row | {spec.header_text} |, then a delimiter row"
+            f" | {' | '.join('---' for _ in spec.columns)} |"
+        )
+        raise StateError(f"{spec.heading}: {problem}", path, line)
     shown = line_text.strip()
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
     raise StateError(

@@ -10,7 +10,8 @@ from pathlib import Path
 from deepresearch.errors import StateError
 from deepresearch.state.clock import iso_seconds, utc_now
 from deepresearch.state.model import TaskDoc
-from deepresearch.state.parser import parse_task_md
+from deepresearch.state.parser import Parsed, parse_task_md, parse_with_lines
+from deepresearch.state.validate import check_transitions, raise_problems, validate_doc
 from deepresearch.state.writer import atomic_write, render_task_md
 from deepresearch.workspace import Workspace
 
@@ -32,9 +33,15 @@ class StateStore:
         """Whether the workspace has a task.md."""
         return self.path.is_file()
 
-    def load(self) -> TaskDoc:
-        """Read, parse and validate task.md; StateError names the line of any problem."""
-        return self._read(self.path)
+    def load(self, previous: TaskDoc | None = None) -> TaskDoc:
+        """Read, parse and validate task.md; StateError names the line of any problem.
+
+        With `previous` (the document as last saved), also refuse status changes a person may not
+        make between phases, such as done → pending (see `validate.ALLOWED_TRANSITIONS`)."""
+        parsed = self._read(self.path)
+        if previous is not None:
+            raise_problems(check_transitions(previous, parsed.doc, parsed.lines))
+        return parsed.doc
 
     def save(self, doc: TaskDoc, phase: str) -> Path:
         """Stamp `updated`, write task.md atomically and a snapshot for `phase`; return the snapshot."""
@@ -76,7 +83,7 @@ class StateStore:
             atomic_write(kept, self.path.read_text(encoding="utf-8", errors="replace"))
         atomic_write(self.path, text)
 
-    def _read(self, path: Path) -> TaskDoc:
+    def _read(self, path: Path) -> Parsed:
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -87,7 +94,9 @@ class StateStore:
             raise StateError(
                 f"is not UTF-8 text ({exc.reason} at byte {exc.start})", display_path(path)
             ) from None
-        return parse_task_md(text, path=display_path(path))
+        parsed = parse_with_lines(text, path=display_path(path))
+        raise_problems(validate_doc(parsed.doc, parsed.lines))
+        return parsed
 
     def _next_number(self) -> int:
         existing = self.snapshots()

@@ -135,6 +135,12 @@ CASES = [
     ("text outside table", FACT2_ROW + "\n", FACT2_ROW + "\n\nremember to check S02\n",
      "task.md:46: Facts: expected only a table with columns ID | Statement | Sources | Confidence | Quote |"
      " Verified | Task, found text 'remember to check S02' (notes belong in ## Scratchpad)"),
+    ("blank line inside a table", FACT2_ROW, "\n" + FACT2_ROW,
+     "task.md:45: Facts: a table row after a blank line; the rows of a table follow each other without"
+     " blank lines"),
+    ("no delimiter row", "| --- | --- | --- | --- |\n| G1", "| G1",
+     "task.md:65: Gaps: not a table: expected the header row | ID | Gap | Round | Status |, then a delimiter"
+     " row | --- | --- | --- | --- |"),
     ("unknown dependency", E2_ROW, E2_ROW.replace("| E1 |", "| E1, E99 |"),
      "task.md:37: Research DAG row E2: Depends names E99, which no task has"),
     ("dependency cycle", "| D1 | high | - | done |", "| D1 | high | E2 | done |",

@@ -106,3 +106,14 @@ def test_atomic_write_replaces_and_keeps_the_mode(tmp_path: Path) -> None:
     assert target.read_text(encoding="utf-8") == "two ünïcode\n"
     assert target.stat().st_mode & 0o777 == 0o640
     assert sorted(p.name for p in target.parent.iterdir()) == ["file.md"]
+
+
+def test_load_with_the_previous_document_refuses_redoing_finished_work(store: StateStore) -> None:
+    doc = parse_task_md(BASE)
+    store.save(doc, "execute")
+    store.path.write_text(store.path.read_text().replace("| high | - | done |", "| high | - | pending |"))
+    assert store.load().tasks[0].status is m.TaskStatus.PENDING  # well-formed on its own
+    with pytest.raises(StateError) as caught:
+        store.load(previous=doc)
+    assert caught.value.line == 36
+    assert "Research DAG row E1: Status cannot change from done to pending" in str(caught.value)
