@@ -3,9 +3,10 @@
 Tools: codex acts through its shell (file edits are commands or patches), so the shell cannot be
 taken from writers; its sandbox is what restricts them. Both profiles need
 `--sandbox workspace-write`: the default read-only sandbox makes the output file's write fail.
-workspace-write blocks the network, which keeps writers off the web; researchers add
+workspace-write blocks the shell's network, and `-c web_search="disabled"` removes codex's own web
+search tool, which keeps writers off the web. Researchers instead add
 `-c sandbox_workspace_write.network_access=true` so their shell (`deepresearch archive`,
-`deepresearch search`) can reach it.
+`deepresearch search`) can reach the web, and keep web search.
 
 Output (`--json`) is JSON lines: `thread.started{thread_id}`, `item.completed{item}` (the final
 text is the last `agent_message`), `turn.completed{usage}`, and on failure `turn.failed{error}`
@@ -18,12 +19,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from deepresearch.agents.base import AgentRequest, AgentResult, ProcessOutcome, ToolProfile
+from deepresearch.agents.base import AgentRequest, AgentResult, FailureKind, ProcessOutcome, ToolProfile
 from deepresearch.agents.parsing import (
     as_int,
     as_str,
     bad_output,
     crash_or_cause,
+    failure_message,
     interrupted_or_timed_out,
     json_lines,
     mapping,
@@ -32,6 +34,9 @@ from deepresearch.agents.parsing import (
 )
 
 RESEARCHER_NETWORK = ("-c", "sandbox_workspace_write.network_access=true")
+WRITER_NO_WEB_SEARCH = ("-c", 'web_search="disabled"')
+# What codex says (without a status) after its own retries of a 5xx.
+OVERLOADED_PHRASE = "experiencing high demand"
 
 
 class CodexBackend:
@@ -44,13 +49,12 @@ class CodexBackend:
 
     def build_argv(self, request: AgentRequest) -> list[str]:
         """`codex exec --json --skip-git-repo-check -C DIR --sandbox workspace-write [-m M]
-        [network for researchers] [extra] PROMPT`."""
+        [-c network on (researchers) | -c web search off (writers)] [extra] PROMPT`."""
         argv = [self.executable, "exec", "--json", "--skip-git-repo-check", "-C", str(request.workdir)]
         argv += ["--sandbox", "workspace-write"]
         if request.model:
             argv += ["-m", request.model]
-        if request.tools is ToolProfile.RESEARCHER:
-            argv += RESEARCHER_NETWORK
+        argv += RESEARCHER_NETWORK if request.tools is ToolProfile.RESEARCHER else WRITER_NO_WEB_SEARCH
         return [*argv, *request.extra_args, request.prompt]
 
     def build_env(self, request: AgentRequest, base: Mapping[str, str]) -> dict[str, str]:
@@ -68,6 +72,9 @@ class CodexBackend:
             result = crash_or_cause(
                 self.name, self.login_hint, outcome, f"{said}\n{outcome.stderr}", status_in_text(said)
             )
+            if result.failure is FailureKind.CRASHED and OVERLOADED_PHRASE in said.lower():
+                kind = FailureKind.OVERLOADED
+                result = AgentResult.failed(kind, failure_message(self.name, self.login_hint, kind))
         elif run.text is None and not run.completed:
             return bad_output(self.name, self.login_hint, outcome.stdout)
         else:

@@ -1,11 +1,13 @@
 """GitHub Copilot CLI (`copilot`, npm `@github/copilot`): argv, environment and result parsing.
 
-Tools: copilot grants permissions per tool kind, and a deny rule wins over any allow. Writers get
-`--allow-tool=read --allow-tool=write` (read and edit files without asking), `--deny-tool=shell`,
-and `--excluded-tools=web_fetch,web_search` so the model is not even offered the web (URL access
-is unapproved anyway, hence denied in `-p` mode). Researchers get `--allow-all-tools
---allow-all-urls`: shell, writes and fetches of any URL. Paths stay limited to the workspace
-(`-C DIR`) in both profiles. `--no-ask-user` keeps copilot from pausing for input.
+Tools: copilot grants permissions per tool kind (shell, write, url, MCP server), and a deny rule
+wins over any allow. Reading files inside the working directory needs no permission. Writers get
+`--allow-tool=write` (create and edit files without asking) and `--deny-tool=shell`, plus
+`--excluded-tools=bash,web_fetch,web_search` so the model is not even offered the shell or the
+web (URL access is unapproved anyway, hence denied in `-p` mode). Researchers get
+`--allow-all-tools --allow-all-urls`: shell, writes and fetches of any URL. Paths stay limited to
+the workspace (`-C DIR`) and the temp folder in both profiles. `--no-ask-user` keeps copilot from
+pausing for input.
 
 Output (`--output-format json`) is JSON lines: `assistant.message{content}`,
 `tool.execution_complete`, `session.error{errorType, statusCode}` and a final
@@ -33,12 +35,7 @@ from deepresearch.agents.parsing import (
     sum_counts,
 )
 
-WRITER_PERMISSIONS = (
-    "--allow-tool=read",
-    "--allow-tool=write",
-    "--deny-tool=shell",
-    "--excluded-tools=web_fetch,web_search",
-)
+WRITER_PERMISSIONS = ("--allow-tool=write", "--deny-tool=shell", "--excluded-tools=bash,web_fetch,web_search")
 RESEARCHER_PERMISSIONS = ("--allow-all-tools", "--allow-all-urls")
 
 
@@ -120,8 +117,9 @@ class CopilotBackend:
 
 
 def _payload(event: Mapping[str, object]) -> Mapping[str, object]:
+    """An event's fields: its `data` member merged over the event itself."""
     data = event.get("data")
-    return data if isinstance(data, Mapping) else event
+    return {**event, **data} if isinstance(data, Mapping) else event
 
 
 def _tokens(usage: Mapping[str, object]) -> tuple[int | None, int | None]:

@@ -1,19 +1,20 @@
 """Gemini CLI (`gemini`, npm `@google/gemini-cli`): argv, environment and result parsing.
 
-Tools: gemini's command line has no per-tool allow-list that restricts (`--allowed-tools` only skips
-confirmation). What it has is the approval mode: headless, a tool that would ask is unavailable.
-Writers run with `--approval-mode auto_edit` (file reads, writes and edits allowed; the shell would
-ask, so it is gone); researchers with `--yolo` (everything). Web tools are not covered by the
-approval mode, so writers also get `tools.exclude` in a settings file (below).
+Tools: gemini has no per-tool allow-list on its command line (`--allowed-tools` only skips
+confirmation), but headless it drops every tool that would ask for approval. Researchers run with
+`--yolo` (everything). Writers run with `--approval-mode auto_edit`: file reads, writes and edits
+are approved, the shell would ask and so is gone. Web tools are approved in that mode too, so
+writers also get `--policy DIR` with a deny rule for the shell and the web. `--policy` replaces
+the user's own policy folder (`~/.gemini/policies`), so its files are copied next to ours.
 
-Settings: bounding gemini's retries (`general.maxAttempts`) and excluding tools needs a settings
-file. Moving gemini's home (`GEMINI_CLI_HOME`) would hide the user's Google login
-(`~/.gemini/oauth_creds.json`), so instead we write a *system* settings file under
-`<workdir>/.deepresearch/gemini/` and point `GEMINI_CLI_SYSTEM_SETTINGS_PATH` at it. It is the
-existing system settings (if any) plus our few keys, so an administrator's choices survive; the
-user's own `~/.gemini/settings.json` is read where it is, untouched. With a custom endpoint
-(`GOOGLE_GEMINI_BASE_URL` + `GEMINI_API_KEY`) it also selects API-key auth, which headless gemini
-otherwise refuses (exit 41). Nothing is written outside the workspace.
+Environment: gemini's retries (`general.maxAttempts`, 10 by default) and its auth type live in its
+settings file. Moving its home (`GEMINI_CLI_HOME`) would hide the user's Google login, and a
+system settings file is only read when owned by root, so by default nothing is changed: the user's
+own settings and login apply, and our timeout bounds a retrying gemini. With a custom endpoint
+(`GOOGLE_GEMINI_BASE_URL` + `GEMINI_API_KEY`, e.g. a proxy or the test server) headless gemini
+refuses to start (exit 41) unless its settings select API-key auth; there, and only there,
+`GEMINI_CLI_HOME` points at `<workdir>/.deepresearch/gemini/home`, whose settings are the user's
+plus API-key auth and two attempts. Nothing is written outside the workspace.
 
 Output (`-o json`): `{session_id, response, stats.models.<m>.tokens}`, no cost. On error stdout is
 empty and `{"error": {type, message, code}}` is on stderr; the exit code is 41 auth, 42 input,
@@ -24,7 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -42,10 +42,15 @@ from deepresearch.agents.parsing import (
     status_in_text,
     sum_counts,
 )
-from deepresearch.errors import AgentError
 
-WRITER_EXCLUDED_TOOLS = ("run_shell_command", "web_fetch", "google_web_search")
-MAX_ATTEMPTS = 2  # one quick retry inside gemini (its default is 10); our backoff does the rest
+WRITER_DENIED_TOOLS = ("run_shell_command", "web_fetch", "google_web_search")
+WRITER_POLICY = f"""# Written by deepresearch: writer roles read and write workspace files; no shell, no web.
+[[rule]]
+toolName = {json.dumps(list(WRITER_DENIED_TOOLS))}
+decision = "deny"
+priority = 900
+"""
+MAX_ATTEMPTS = 2  # with a custom endpoint: one quick retry inside gemini; our backoff does the rest
 API_KEY_AUTH = "gemini-api-key"
 
 EXIT_AUTH, EXIT_INPUT, EXIT_TURN_LIMIT, EXIT_UNTRUSTED = 41, 42, 53, 55
@@ -66,21 +71,29 @@ class GeminiBackend:
     login_hint = "run `gemini` once and sign in with Google (or set GEMINI_API_KEY)"
 
     def build_argv(self, request: AgentRequest) -> list[str]:
-        """`gemini -p PROMPT -o json --approval-mode auto_edit|--yolo --skip-trust [-m M] [extra]`."""
-        approval = ["--approval-mode", "auto_edit"] if request.tools is ToolProfile.WRITER else ["--yolo"]
+        """`gemini -p PROMPT -o json --approval-mode auto_edit --policy DIR|--yolo --skip-trust
+        [-m M] [extra]` (writers | researchers)."""
+        if request.tools is ToolProfile.WRITER:
+            approval = ["--approval-mode", "auto_edit", "--policy", str(writer_policies(request.workdir))]
+        else:
+            approval = ["--yolo"]
         argv = [self.executable, "-p", request.prompt, "-o", "json", *approval, "--skip-trust"]
         if request.model:
             argv += ["-m", request.model]
         return argv + list(request.extra_args)
 
     def build_env(self, request: AgentRequest, base: Mapping[str, str]) -> dict[str, str]:
-        """`base` plus `GEMINI_CLI_SYSTEM_SETTINGS_PATH` pointing at the settings file for this
-        profile, written (atomically) under `<workdir>/.deepresearch/gemini/`."""
-        settings = system_settings(request.tools, base)
-        path = request.workdir / ".deepresearch" / "gemini" / f"settings-{request.tools.value}.json"
-        _write_json(path, settings)
+        """`base`, after writing the writers' policy folder; with a custom endpoint, also
+        `GEMINI_CLI_HOME` at a workspace home whose settings select API-key auth."""
         env = dict(base)
-        env["GEMINI_CLI_SYSTEM_SETTINGS_PATH"] = str(path)
+        if request.tools is ToolProfile.WRITER:
+            _fill_policies(writer_policies(request.workdir), _gemini_dir(base) / "policies")
+        vertex = base.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in ("1", "true")
+        if base.get("GOOGLE_GEMINI_BASE_URL") and base.get("GEMINI_API_KEY") and not vertex:
+            home = request.workdir / ".deepresearch" / "gemini" / "home"
+            settings = endpoint_settings(_read_json(_gemini_dir(base) / "settings.json"))
+            _write_if_changed(home / ".gemini" / "settings.json", json.dumps(settings, indent=2) + "\n")
+            env["GEMINI_CLI_HOME"] = str(home)
         return env
 
     def parse(self, outcome: ProcessOutcome) -> AgentResult:
@@ -126,69 +139,58 @@ class GeminiBackend:
         return None
 
 
-def system_settings(tools: ToolProfile, base: Mapping[str, str]) -> dict[str, object]:
-    """The system settings gemini should see: the existing ones plus bounded retries, writers'
-    tool exclusions and, for a custom endpoint with an API key, API-key auth."""
-    settings = _read_settings(_system_settings_path(base), strict=True)
+def writer_policies(workdir: Path) -> Path:
+    """The policy folder given to writers: our deny rule plus copies of the user's policies."""
+    return workdir / ".deepresearch" / "gemini" / "writer-policies"
+
+
+def endpoint_settings(user_settings: Mapping[str, object]) -> dict[str, object]:
+    """The user's settings with API-key auth selected and, unless they chose one, two attempts."""
+    settings = dict(user_settings)
+    security = dict(mapping(settings.get("security")))
+    security["auth"] = {**mapping(security.get("auth")), "selectedType": API_KEY_AUTH}
+    settings["security"] = security
     general = dict(mapping(settings.get("general")))
-    user_general = mapping(_read_settings(_user_settings_path(base), strict=False).get("general"))
-    if "maxAttempts" not in general and "maxAttempts" not in user_general:
-        general["maxAttempts"] = MAX_ATTEMPTS
+    general.setdefault("maxAttempts", MAX_ATTEMPTS)
     settings["general"] = general
-    if tools is ToolProfile.WRITER:
-        tool_settings = dict(mapping(settings.get("tools")))
-        excluded = tool_settings.get("exclude")
-        present = [str(t) for t in excluded] if isinstance(excluded, list) else []
-        tool_settings["exclude"] = present + [t for t in WRITER_EXCLUDED_TOOLS if t not in present]
-        settings["tools"] = tool_settings
-    vertex = base.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in ("1", "true")
-    if base.get("GOOGLE_GEMINI_BASE_URL") and base.get("GEMINI_API_KEY") and not vertex:
-        security = dict(mapping(settings.get("security")))
-        security["auth"] = {**mapping(security.get("auth")), "selectedType": API_KEY_AUTH}
-        settings["security"] = security
     return settings
 
 
-def _system_settings_path(base: Mapping[str, str]) -> Path:
-    """Where gemini reads system settings (its own default per platform, or the user's override)."""
-    if base.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH"):
-        return Path(base["GEMINI_CLI_SYSTEM_SETTINGS_PATH"])
-    if sys.platform == "darwin":
-        return Path("/Library/Application Support/GeminiCli/settings.json")
-    if os.name == "nt":
-        return Path("C:\\ProgramData\\gemini-cli\\settings.json")
-    return Path("/etc/gemini-cli/settings.json")
-
-
-def _user_settings_path(base: Mapping[str, str]) -> Path:
+def _gemini_dir(base: Mapping[str, str]) -> Path:
+    """The user's gemini folder: `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`."""
     home = base.get("GEMINI_CLI_HOME") or base.get("HOME") or str(Path.home())
-    return Path(home) / ".gemini" / "settings.json"
+    return Path(home) / ".gemini"
 
 
-def _read_settings(path: Path, strict: bool) -> dict[str, object]:
-    """A gemini settings file as a dict ({} when absent). With `strict` (system settings) an
-    unreadable file is an error, because dropping it would discard an administrator's choices;
-    the user's own file only informs `maxAttempts`, and gemini reports its problems itself."""
+def _fill_policies(folder: Path, user_policies: Path) -> None:
+    """Write our deny rule and mirror the user's `*.toml` policies as `user-*.toml`."""
+    _write_if_changed(folder / "deepresearch-writer.toml", WRITER_POLICY)
+    wanted = {f"user-{p.name}": p for p in sorted(user_policies.glob("*.toml")) if p.is_file()}
+    for name, source in wanted.items():
+        _write_if_changed(folder / name, source.read_text(encoding="utf-8"))
+    for stale in folder.glob("user-*.toml"):
+        if stale.name not in wanted:
+            stale.unlink(missing_ok=True)
+
+
+def _read_json(path: Path) -> dict[str, object]:
+    """A settings file as a dict; absent or unreadable is {} (gemini reports its own problems)."""
     try:
-        text = path.read_text(encoding="utf-8")
-        value = json.loads(text) if text.strip() else {}
-    except FileNotFoundError:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return {}
-    except (OSError, ValueError) as exc:
-        if not strict:
-            return {}
-        raise AgentError(
-            f"gemini: cannot use the settings file {path}: {exc}",
-            hint="deepresearch merges it into the settings it gives gemini; make it readable plain JSON",
-        ) from exc
     return dict(value) if isinstance(value, dict) else {}
 
 
-def _write_json(path: Path, value: Mapping[str, object]) -> None:
-    """Write atomically: parallel executors may write the same file at the same time."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _write_if_changed(path: Path, text: str) -> None:
+    """Atomic write, skipped when the content is already there (parallel agents share files)."""
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return
+    except OSError:
+        path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    temp.write_text(json.dumps(value, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    temp.write_text(text, encoding="utf-8")
     os.replace(temp, path)
 
 

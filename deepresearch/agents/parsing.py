@@ -42,21 +42,17 @@ def interrupted_or_timed_out(name: str, outcome: ProcessOutcome) -> AgentResult 
 
 
 def json_object(text: str) -> dict[str, object] | None:
-    """The JSON object a CLI printed: the whole text, else the block from the first line that
-    starts with `{`, else the last line that is an object (CLIs sometimes print a warning first)."""
-    stripped = text.strip()
-    if not stripped:
-        return None
-    candidates = [stripped]
-    lines = stripped.splitlines()
-    for index, line in enumerate(lines):
+    """The last JSON object in `text` that starts at the beginning of a line (CLIs print warnings
+    and stack traces around it); trailing text after the object is ignored."""
+    decoder = json.JSONDecoder()
+    offset, starts = 0, []
+    for line in text.splitlines(keepends=True):
         if line.startswith("{"):
-            candidates.append("\n".join(lines[index:]))
-            break
-    candidates.extend(line.strip() for line in reversed(lines) if line.strip().startswith("{"))
-    for candidate in candidates:
+            starts.append(offset)
+        offset += len(line)
+    for start in reversed(starts):
         try:
-            value = json.loads(candidate)
+            value, _ = decoder.raw_decode(text, start)
         except ValueError:
             continue
         if isinstance(value, dict):

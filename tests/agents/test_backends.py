@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import stat
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from deepresearch.agents.claude import ClaudeBackend
 from deepresearch.agents.codex import CodexBackend
 from deepresearch.agents.copilot import CopilotBackend
 from deepresearch.agents.custom import CustomBackend
-from deepresearch.agents.gemini import GeminiBackend
+from deepresearch.agents.gemini import GeminiBackend, endpoint_settings
 from deepresearch.agents.parsing import json_object, status_in_text
 from deepresearch.agents.registry import (
     choose_agent,
@@ -27,7 +28,7 @@ from deepresearch.agents.registry import (
     resolve_executable,
 )
 from deepresearch.config import Config
-from deepresearch.errors import AgentError, ConfigError, NoAgentError
+from deepresearch.errors import ConfigError, NoAgentError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PROMPT = "Read logs/prompts/E1.md and follow it."
@@ -75,12 +76,7 @@ CLAUDE_WRITER_TOOLS = [
     "Bash WebFetch WebSearch",
 ]
 CLAUDE_RESEARCHER_TOOLS = ["--allowedTools", "Read Write Edit Glob Grep Bash WebFetch WebSearch"]
-COPILOT_WRITER = [
-    "--allow-tool=read",
-    "--allow-tool=write",
-    "--deny-tool=shell",
-    "--excluded-tools=web_fetch,web_search",
-]
+COPILOT_WRITER = ["--allow-tool=write", "--deny-tool=shell", "--excluded-tools=bash,web_fetch,web_search"]
 COPILOT_RESEARCHER = ["--allow-all-tools", "--allow-all-urls"]
 CODEX_HEAD = [
     "codex",
@@ -93,6 +89,8 @@ CODEX_HEAD = [
     "workspace-write",
 ]
 CODEX_NET = ["-c", "sandbox_workspace_write.network_access=true"]
+CODEX_NO_SEARCH = ["-c", 'web_search="disabled"']
+GEMINI_WRITER = ["--approval-mode", "auto_edit", "--policy", "/runs/q1/.deepresearch/gemini/writer-policies"]
 EXTRA = ("--verbose", "--x=1")
 
 
@@ -145,7 +143,25 @@ EXTRA = ("--verbose", "--x=1")
             WRITER,
             None,
             (),
-            ["gemini", "-p", PROMPT, "-o", "json", "--approval-mode", "auto_edit", "--skip-trust"],
+            ["gemini", "-p", PROMPT, "-o", "json", *GEMINI_WRITER, "--skip-trust"],
+        ),
+        (
+            GeminiBackend(),
+            WRITER,
+            "gemini-2.5-flash",
+            EXTRA,
+            [
+                "gemini",
+                "-p",
+                PROMPT,
+                "-o",
+                "json",
+                *GEMINI_WRITER,
+                "--skip-trust",
+                "-m",
+                "gemini-2.5-flash",
+                *EXTRA,
+            ],
         ),
         (
             GeminiBackend(),
@@ -154,8 +170,14 @@ EXTRA = ("--verbose", "--x=1")
             EXTRA,
             ["gemini", "-p", PROMPT, "-o", "json", "--yolo", "--skip-trust", "-m", "gemini-2.5-pro", *EXTRA],
         ),
-        (CodexBackend(), WRITER, None, (), [*CODEX_HEAD, PROMPT]),
-        (CodexBackend(), WRITER, "gpt-5", EXTRA, [*CODEX_HEAD, "-m", "gpt-5", *EXTRA, PROMPT]),
+        (CodexBackend(), WRITER, None, (), [*CODEX_HEAD, *CODEX_NO_SEARCH, PROMPT]),
+        (
+            CodexBackend(),
+            WRITER,
+            "gpt-5",
+            EXTRA,
+            [*CODEX_HEAD, "-m", "gpt-5", *CODEX_NO_SEARCH, *EXTRA, PROMPT],
+        ),
         (CodexBackend(), RESEARCHER, None, (), [*CODEX_HEAD, *CODEX_NET, PROMPT]),
         (
             CodexBackend(),
@@ -233,68 +255,71 @@ def test_claude_env_bounds_retries_and_keeps_a_user_choice() -> None:
     )
 
 
-def _gemini_env(tmp_path: Path, tools: ToolProfile, **extra: str) -> tuple[dict[str, str], dict[str, object]]:
+def test_gemini_writer_gets_a_policy_folder_denying_shell_and_web(tmp_path: Path) -> None:
+    user_policies = tmp_path / "home/.gemini/policies"
+    user_policies.mkdir(parents=True)
+    (user_policies / "mine.toml").write_text(
+        '[[rule]]\ntoolName = "mcp_x"\ndecision = "deny"\npriority = 5\n'
+    )
+    req = request(WRITER, workdir=tmp_path / "run")
+    env = GeminiBackend().build_env(req, {"HOME": str(tmp_path / "home")})
+    folder = tmp_path / "run/.deepresearch/gemini/writer-policies"
+    assert GeminiBackend().build_argv(req)[5:9] == ["--approval-mode", "auto_edit", "--policy", str(folder)]
+    ours = tomllib.loads((folder / "deepresearch-writer.toml").read_text())
+    assert ours["rule"] == [
+        {
+            "toolName": ["run_shell_command", "web_fetch", "google_web_search"],
+            "decision": "deny",
+            "priority": 900,
+        }
+    ]
+    # --policy replaces the user's policy folder, so their rules come along as copies.
+    assert (folder / "user-mine.toml").read_text() == (user_policies / "mine.toml").read_text()
+    assert env == {"HOME": str(tmp_path / "home")}  # no settings, no moved home: the user's login stays
+    (user_policies / "mine.toml").unlink()
+    GeminiBackend().build_env(req, {"HOME": str(tmp_path / "home")})
+    assert sorted(p.name for p in folder.iterdir()) == ["deepresearch-writer.toml"]
+
+
+def test_gemini_researcher_environment_is_untouched_without_a_custom_endpoint(tmp_path: Path) -> None:
+    base = {"HOME": str(tmp_path / "home"), "GEMINI_API_KEY": "k"}
+    assert GeminiBackend().build_env(request(RESEARCHER, workdir=tmp_path / "run"), base) == base
+    assert not (tmp_path / "run").exists()
+
+
+def test_gemini_custom_endpoint_gets_a_workspace_home_with_api_key_auth(tmp_path: Path) -> None:
+    user_settings = tmp_path / "home/.gemini/settings.json"
+    user_settings.parent.mkdir(parents=True)
+    user_settings.write_text(
+        json.dumps({"ui": {"theme": "Dracula"}, "security": {"auth": {"selectedType": "oauth"}}})
+    )
     base = {
         "HOME": str(tmp_path / "home"),
-        "GEMINI_CLI_SYSTEM_SETTINGS_PATH": str(tmp_path / "none.json"),
-        **extra,
+        "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9",
+        "GEMINI_API_KEY": "key-1",
     }
-    env = GeminiBackend().build_env(request(tools, workdir=tmp_path / "run"), base)
-    return env, json.loads(Path(env["GEMINI_CLI_SYSTEM_SETTINGS_PATH"]).read_text())
-
-
-def test_gemini_writer_settings_bound_retries_and_exclude_shell_and_web(tmp_path: Path) -> None:
-    env, settings = _gemini_env(tmp_path, WRITER)
-    assert env["GEMINI_CLI_SYSTEM_SETTINGS_PATH"] == str(
-        tmp_path / "run/.deepresearch/gemini/settings-writer.json"
-    )
+    env = GeminiBackend().build_env(request(RESEARCHER, workdir=tmp_path / "run"), base)
+    home = tmp_path / "run/.deepresearch/gemini/home"
+    assert env == {**base, "GEMINI_CLI_HOME": str(home)}
+    settings = json.loads((home / ".gemini/settings.json").read_text())
     assert settings == {
-        "general": {"maxAttempts": 2},
-        "tools": {"exclude": ["run_shell_command", "web_fetch", "google_web_search"]},
-    }
-    assert "GEMINI_CLI_HOME" not in env  # the user's Google login stays where gemini looks for it
-    assert not (tmp_path / "home").exists()
-
-
-def test_gemini_researcher_settings_keep_every_tool(tmp_path: Path) -> None:
-    env, settings = _gemini_env(tmp_path, RESEARCHER)
-    assert env["GEMINI_CLI_SYSTEM_SETTINGS_PATH"].endswith("settings-researcher.json")
-    assert settings == {"general": {"maxAttempts": 2}}
-
-
-def test_gemini_custom_endpoint_selects_api_key_auth(tmp_path: Path) -> None:
-    _, settings = _gemini_env(
-        tmp_path, RESEARCHER, GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:9", GEMINI_API_KEY="test-key"
-    )
-    assert settings["security"] == {"auth": {"selectedType": "gemini-api-key"}}
-    assert "test-key" not in json.dumps(settings)
-    _, without_key = _gemini_env(tmp_path, RESEARCHER, GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:9")
-    assert "security" not in without_key
-
-
-def test_gemini_merges_existing_system_settings_and_respects_user_attempts(tmp_path: Path) -> None:
-    system = tmp_path / "system.json"
-    system.write_text(json.dumps({"tools": {"exclude": ["web_fetch", "mcp_x"]}, "ui": {"theme": "Dracula"}}))
-    user = tmp_path / "home/.gemini/settings.json"
-    user.parent.mkdir(parents=True)
-    user.write_text(json.dumps({"general": {"maxAttempts": 7}}))
-    base = {"HOME": str(tmp_path / "home"), "GEMINI_CLI_SYSTEM_SETTINGS_PATH": str(system)}
-    env = GeminiBackend().build_env(request(WRITER, workdir=tmp_path / "run"), base)
-    settings = json.loads(Path(env["GEMINI_CLI_SYSTEM_SETTINGS_PATH"]).read_text())
-    assert settings == {
-        "general": {},
-        "tools": {"exclude": ["web_fetch", "mcp_x", "run_shell_command", "google_web_search"]},
         "ui": {"theme": "Dracula"},
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "general": {"maxAttempts": 2},
     }
-    assert json.loads(system.read_text())["tools"]["exclude"] == ["web_fetch", "mcp_x"]  # untouched
+    assert "key-1" not in json.dumps(settings)
+    assert json.loads(user_settings.read_text())["security"]["auth"]["selectedType"] == "oauth"  # untouched
 
 
-def test_gemini_unreadable_system_settings_is_an_error_naming_the_file(tmp_path: Path) -> None:
-    system = tmp_path / "system.json"
-    system.write_text('{"general": {// a comment\n}}')
-    with pytest.raises(AgentError, match=r"system\.json"):
-        GeminiBackend().build_env(
-            request(WRITER, workdir=tmp_path), {"GEMINI_CLI_SYSTEM_SETTINGS_PATH": str(system)}
+def test_gemini_endpoint_settings_keep_the_users_attempts() -> None:
+    assert endpoint_settings({"general": {"maxAttempts": 7}})["general"] == {"maxAttempts": 7}
+
+
+def test_gemini_vertex_or_keyless_endpoint_leaves_home_alone(tmp_path: Path) -> None:
+    for extra in ({"GOOGLE_GENAI_USE_VERTEXAI": "true", "GEMINI_API_KEY": "k"}, {}):
+        base = {"HOME": str(tmp_path), "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9", **extra}
+        assert "GEMINI_CLI_HOME" not in GeminiBackend().build_env(
+            request(RESEARCHER, workdir=tmp_path / "r"), base
         )
 
 
@@ -469,6 +494,47 @@ def test_failures_are_classified_with_a_message_for_the_user(
     assert not result.ok
     assert result.failure is kind
     assert message in result.message
+
+
+# Outputs of the real CLIs (claude 2.1.329, gemini 0.61.0, codex 0.169.0, copilot 1.0.102) run
+# through these backends' argv against a local stand-in model server.
+@pytest.mark.parametrize(
+    ("cli", "case", "kind"),
+    [
+        (cli, f"recorded_{case}", kind)
+        for cli in ("claude", "gemini", "copilot", "codex")
+        for case, kind in [
+            ("not_logged_in", NOT_LOGGED_IN),
+            ("http_401", NOT_LOGGED_IN),
+            ("http_429", RATE_LIMITED),
+            ("http_500", OVERLOADED),
+        ]
+        if (FIXTURES / cli / f"recorded_{case}").is_dir()
+    ],
+)
+def test_recorded_failures(cli: str, case: str, kind: FailureKind) -> None:
+    result = BACKENDS[cli].parse(load_outcome(cli, case))
+    assert (result.ok, result.failure) == (False, kind)
+    assert result.message.startswith(cli)
+
+
+@pytest.mark.parametrize(
+    ("cli", "case", "tokens"),
+    [
+        ("claude", "recorded_success", (11, 3)),
+        ("gemini", "recorded_success", (10, 2)),
+        ("codex", "recorded_success", (10, 2)),
+        ("codex", "recorded_tool_call", (20, 4)),
+        ("copilot", "recorded_success", (None, None)),
+        ("copilot", "recorded_tool_call", (None, None)),
+    ],
+)
+def test_recorded_successes(cli: str, case: str, tokens: tuple[int | None, int | None]) -> None:
+    result = BACKENDS[cli].parse(load_outcome(cli, case))
+    assert result.ok and result.text == "Done."
+    assert result.session_id
+    assert (result.input_tokens, result.output_tokens) == tokens
+    assert (result.cost_usd is not None) == (cli == "claude")
 
 
 def test_claude_failure_keeps_the_usage_it_reported() -> None:
