@@ -95,8 +95,8 @@ class ClaudeBackend:
         return [self.executable, "auth", "status"]
 
     def read_login_check(self, outcome: ProcessOutcome) -> bool | None:
-        """The `loggedIn` answer of `claude auth status` (None when unreadable). An API key in
-        the environment works even when this says false."""
+        """The `loggedIn` answer of `claude auth status` (None when unreadable); it counts an
+        `ANTHROPIC_API_KEY` in the environment as logged in."""
         data = json_object(outcome.stdout)
         logged_in = data.get("loggedIn") if data else None
         return logged_in if isinstance(logged_in, bool) else None

@@ -610,13 +610,14 @@ def test_version_and_login_check_commands() -> None:
 
 def test_login_check_answers() -> None:
     claude, codex = ClaudeBackend(), CodexBackend()
-    logged_in = ProcessOutcome(0, '{"loggedIn": true, "authMethod": "claude.ai"}\n', "", 0.2)
-    logged_out = ProcessOutcome(1, '{"loggedIn": false}\n', "", 0.2)
+    # Shapes printed by claude 2.1.329 and codex 0.169.0.
+    logged_in = ProcessOutcome(0, '{\n  "loggedIn": true,\n  "authMethod": "api_key"\n}\n', "", 0.2)
+    logged_out = ProcessOutcome(1, '{\n  "loggedIn": false,\n  "authMethod": "none"\n}\n', "", 0.2)
     assert claude.read_login_check(logged_in) is True
     assert claude.read_login_check(logged_out) is False
     assert claude.read_login_check(ProcessOutcome(1, "error: unknown command 'auth'\n", "", 0.2)) is None
     assert codex.read_login_check(ProcessOutcome(0, "Logged in using ChatGPT\n", "", 0.2)) is True
-    assert codex.read_login_check(ProcessOutcome(1, "", "Not logged in\n", 0.2)) is False
+    assert codex.read_login_check(ProcessOutcome(1, "", "WARNING: proceeding\nNot logged in\n", 0.2)) is False
     assert codex.read_login_check(ProcessOutcome(2, "", "error: unrecognized subcommand\n", 0.2)) is None
 
 
