@@ -225,13 +225,11 @@ def _short_prompt(prompt_rel: str, call: AgentCall, workspace: Workspace) -> str
 
 
 def _final_error(backend: AgentBackend, result: AgentResult) -> Exception:
+    # The backends' messages already end with the login or install advice.
     if result.failure is FailureKind.NOT_LOGGED_IN:
-        return NoAgentError(
-            result.message or f"{backend.name} is not logged in",
-            hint=backend.login_hint,
-        )
+        return NoAgentError(result.message or f"{backend.name} is not logged in: {backend.login_hint}")
     if result.failure is FailureKind.NOT_INSTALLED:
-        return NoAgentError(result.message, hint=backend.install_hint)
+        return NoAgentError(result.message or f"{backend.name} is not installed: {backend.install_hint}")
     return AgentError(
         result.message or f"{backend.name} rejected its arguments",
         hint="check backend_args in your configuration, or update deepresearch for this CLI version "

@@ -12,7 +12,8 @@ from datetime import UTC, datetime
 
 from deepresearch.agents.runner import AgentRunner
 from deepresearch.config import Config
-from deepresearch.events import EventSink
+from deepresearch.errors import StateError
+from deepresearch.events import EventSink, Notice
 from deepresearch.state.model import TaskDoc
 from deepresearch.state.store import StateStore
 from deepresearch.workspace import Workspace
@@ -35,10 +36,39 @@ class RunContext:
     doc: TaskDoc
     clock: Callable[[], datetime] = utc_now
     started: float = field(default_factory=time.monotonic)
+    written: str = ""  # task.md as this run last saved (or loaded) it: anything else is a person's edit
 
     def save(self, phase: str) -> None:
         """Write task.md (atomic, with a snapshot named after the phase)."""
         self.store.save(self.doc, phase)
+        self.written = self.store.path.read_text(encoding="utf-8")
+
+    def refresh(self) -> bool:
+        """Adopt a person's edit of task.md made since the last save (True if there was one).
+
+        The edit is parsed and validated, including the status changes a person may make; a bad
+        edit raises StateError naming the line, and the run stops with nothing lost."""
+        try:
+            on_disk = self.store.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            on_disk = ""
+        if on_disk == self.written:
+            return False
+        try:
+            edited = self.store.load(previous=self.doc)
+        except StateError as exc:
+            good = self.store.last_good_snapshot()
+            raise StateError(
+                f"{exc.detail} (task.md was edited during the run; the run is paused)",
+                exc.path,
+                exc.line,
+                hint="fix that line and run the same command again to continue"
+                + (f"; the last good version is {self.workspace.relative(good)}" if good else ""),
+            ) from exc
+        self.doc = edited
+        self.written = on_disk
+        self.sink(Notice("picked up your edit of task.md"))
+        return True
 
     @property
     def today(self) -> str:

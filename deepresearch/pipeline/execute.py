@@ -62,21 +62,44 @@ def _set_status(ctx: RunContext, task: Task, status: TaskStatus) -> None:
     ctx.sink(TaskStatusChanged(task.id, status.value, ctx.doc.front.round))
 
 
-def _finish(ctx: RunContext, task: Task, outcome: StepOutcome[ExecutorOutput]) -> None:
+def _finish(ctx: RunContext, task_id: str, outcome: StepOutcome[ExecutorOutput]) -> None:
     """Merge one executor's findings (orchestrator thread) and save."""
-    if outcome.value is None:
-        _set_status(ctx, task, TaskStatus.FAILED)
-        ctx.sink(Notice(f"{task.id} failed: {outcome.failure}", "warning"))
-        ctx.save(f"{task.id}-failed")
+    evidence = collect(ctx, outcome.value) if outcome.value is not None else None
+    ctx.refresh()  # a person may have edited task.md while the executor ran
+    task = ctx.doc.task(task_id)
+    if task is None or task.status is not TaskStatus.RUNNING:
+        ctx.sink(
+            Notice(f"{task_id} was removed or re-marked in task.md while it ran; its result is set aside")
+        )
         return
-    evidence = collect(ctx, outcome.value)
+    if evidence is None:
+        _set_status(ctx, task, TaskStatus.FAILED)
+        ctx.sink(Notice(f"{task_id} failed: {outcome.failure}", "warning"))
+        ctx.save(f"{task_id}-failed")
+        return
     _set_status(ctx, task, TaskStatus.DONE)
-    merged = merge_evidence(ctx, task.id, evidence, f"{task.id}-done")
+    merged = merge_evidence(ctx, task_id, evidence, f"{task_id}-done")
     for problem in merged.rejected:
-        ctx.sink(Notice(f"{task.id}: {problem}", "warning"))
+        ctx.sink(Notice(f"{task_id}: {problem}", "warning"))
     doc = ctx.doc
     new_facts, new_sources = len(merged.new_fact_ids), len(merged.new_source_ids)
-    ctx.sink(FactsMerged(task.id, new_facts, new_sources, len(doc.facts), len(doc.sources)))
+    ctx.sink(FactsMerged(task_id, new_facts, new_sources, len(doc.facts), len(doc.sources)))
+
+
+def _dispatch(
+    ctx: RunContext, pool: ThreadPoolExecutor, in_flight: dict[Future[StepOutcome[ExecutorOutput]], str]
+) -> None:
+    """Start ready tasks (critical path first) while there is room under the concurrency limit."""
+    room = ctx.config.concurrency - len(in_flight)
+    if room <= 0:
+        return
+    ctx.refresh()
+    _skip_blocked(ctx)
+    for task in dispatch_order(ctx.doc)[:room]:
+        prompt = executor_prompt(ctx, task)
+        _set_status(ctx, task, TaskStatus.RUNNING)
+        ctx.save(f"{task.id}-running")
+        in_flight[pool.submit(run_executor, ctx, task, prompt)] = task.id
 
 
 def _skip_blocked(ctx: RunContext) -> None:
@@ -100,22 +123,15 @@ def execute_round(ctx: RunContext) -> None:
     """Run every runnable pending task, at most `concurrency` at once, critical path first."""
     round_no = ctx.doc.front.round
     ctx.sink(PhaseStarted("execute", round_no))
-    in_flight: dict[Future[StepOutcome[ExecutorOutput]], Task] = {}
-    limit = ctx.config.concurrency
-    with ThreadPoolExecutor(max_workers=limit, thread_name_prefix="executor") as pool:
+    in_flight: dict[Future[StepOutcome[ExecutorOutput]], str] = {}
+    with ThreadPoolExecutor(max_workers=ctx.config.concurrency, thread_name_prefix="executor") as pool:
         try:
-            while True:
-                _skip_blocked(ctx)
-                for task in dispatch_order(ctx.doc)[: max(0, limit - len(in_flight))]:
-                    prompt = executor_prompt(ctx, task)
-                    _set_status(ctx, task, TaskStatus.RUNNING)
-                    ctx.save(f"{task.id}-running")
-                    in_flight[pool.submit(run_executor, ctx, task, prompt)] = task
-                if not in_flight:
-                    break
+            _dispatch(ctx, pool, in_flight)
+            while in_flight:
                 done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
                 for future in done:
                     _finish(ctx, in_flight.pop(future), future.result())
+                _dispatch(ctx, pool, in_flight)
         except BaseException:
             ctx.runner.stop_all()  # workers return at once; the pool can then shut down
             raise

@@ -90,6 +90,8 @@ class Orchestrator:
             if lock.took_over_from:
                 self.sink(Notice(f"took over a stale lock left by process {lock.took_over_from}", "warning"))
             ctx = RunContext(self.workspace, self.config, self.store, self.runner, self.sink, doc)
+            if self.store.exists():
+                ctx.written = self.store.path.read_text(encoding="utf-8")
             self.sink(RunStarted(str(self.workspace.root), doc.front.question, resumed))
             try:
                 self._drive(ctx, on_plan)
@@ -102,31 +104,39 @@ class Orchestrator:
             return self._finish(ctx)
 
     def _drive(self, ctx: RunContext, on_plan: PlanHook | None) -> None:
-        doc = ctx.doc
-        if doc.front.status is RunStatus.PLANNING:
-            if not doc.tasks:
-                plan(ctx)
-            else:
-                doc.front.status, doc.front.round = RunStatus.RESEARCHING, max(doc.front.round, 1)
-                ctx.save("plan")
-            if on_plan is not None and not on_plan(ctx):
-                return
-        if doc.front.status in (RunStatus.RESEARCHING, RunStatus.REFLECTING):
-            reset = reset_running(doc)
+        if ctx.doc.front.status is RunStatus.PLANNING:
+            self._plan(ctx, on_plan)
+        if ctx.doc.front.status in (RunStatus.RESEARCHING, RunStatus.REFLECTING):
+            reset = reset_running(ctx.doc)
             if reset:
                 self.sink(Notice(f"resuming: {', '.join(reset)} were running and will run again"))
                 ctx.save("resume")
-        while doc.front.status in (RunStatus.RESEARCHING, RunStatus.REFLECTING):
-            if doc.front.status is RunStatus.RESEARCHING:
+        # Each phase starts from task.md as it is now: a person may edit it between phases.
+        while True:
+            ctx.refresh()
+            if ctx.doc.front.status is RunStatus.RESEARCHING:
                 supervise(ctx)
                 execute_round(ctx)
-                doc.front.status = RunStatus.REFLECTING
-                ctx.save(f"execute-r{doc.front.round}")
+                ctx.refresh()
+                ctx.doc.front.status = RunStatus.REFLECTING
+                ctx.save(f"execute-r{ctx.doc.front.round}")
+            elif ctx.doc.front.status is not RunStatus.REFLECTING:
+                break
             reflect(ctx)
-        if doc.front.status is RunStatus.SYNTHESIZING:
+        if ctx.doc.front.status is RunStatus.SYNTHESIZING:
             self.violations = len(synthesize(ctx).violations)
-            doc.front.status = RunStatus.COMPLETED
+            ctx.refresh()
+            ctx.doc.front.status = RunStatus.COMPLETED
             ctx.save("completed")
+
+    def _plan(self, ctx: RunContext, on_plan: PlanHook | None) -> None:
+        if not ctx.doc.tasks:
+            plan(ctx)
+        else:  # a plan written by hand (or by an earlier session) is used as it is
+            ctx.doc.front.status, ctx.doc.front.round = RunStatus.RESEARCHING, max(ctx.doc.front.round, 1)
+            ctx.save("plan")
+        if on_plan is not None and not on_plan(ctx):
+            return
 
     def _leave_resumable(self, ctx: RunContext) -> None:
         self.runner.stop_all()

@@ -65,8 +65,9 @@ def record_assessment(ctx: RunContext, assessment: Assessment) -> None:
         if fact.id in assessment.hallucinations:
             fact.verified = Verified.NO
     known_sets = {frozenset(c.facts) for c in doc.conflicts}
+    fact_ids = {f.id for f in doc.facts}
     for claim in assessment.conflicts:
-        if frozenset(claim.facts) in known_sets:
+        if frozenset(claim.facts) in known_sets or not set(claim.facts) <= fact_ids:
             continue
         conflict_id = next_id([c.id for c in doc.conflicts], "CONF-")
         doc.conflicts.append(
@@ -112,10 +113,11 @@ def plan_next_round(ctx: RunContext, assessment: Assessment) -> list[Task]:
 
 def reflect(ctx: RunContext) -> Decision:
     """Assess the round, record the Quality row, and either set up the next round or stop."""
-    doc = ctx.doc
-    round_no = doc.front.round
+    round_no = ctx.doc.front.round
     ctx.sink(PhaseStarted("reflect", round_no))
     assessment = assess(ctx)
+    ctx.refresh()  # a person may have edited task.md while the reflector read it
+    doc = ctx.doc
     record_assessment(ctx, assessment)
     previous = [q.score for q in doc.quality if q.round < round_no]
     decision = decide(ctx.config, round_no, assessment, previous, spent_so_far(ctx))

@@ -1,0 +1,238 @@
+"""Resume after a hard kill, and people editing task.md while a run goes on."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from deepresearch.errors import StateError
+from deepresearch.state.model import RunStatus, TaskDoc, TaskStatus
+from deepresearch.state.store import StateStore
+from deepresearch.state.writer import render_task_md
+from deepresearch.workspace import Workspace
+from tests.helpers import PageServer, write_scenario, write_workspace_config
+from tests.pipeline.test_end_to_end import run_cli
+
+FOUR_TASKS = {
+    "complexity": "comparison",
+    "dimensions": [{"id": "D1", "name": "Indexes", "description": "Index values"}],
+    "outline": [{"section": "Indexes", "dimensions": ["D1"], "questions": "What values?"}],
+    "tasks": [
+        {
+            "id": f"E{n}",
+            "task": f"Research index {n}",
+            "dimensions": ["D1"],
+            "priority": "high",
+            "depends": [],
+        }
+        for n in range(1, 5)
+    ],
+}
+# Distinct latencies make the completion order (and so every ID) the same in every run.
+LATENCY = {"E1": {"sleep": 0.2}, "E2": {"sleep": 0.9}, "E3": {"sleep": 2.5}, "E4": {"sleep": 3.2}}
+
+
+def start_cli(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "deepresearch", *args],
+        cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+
+
+def load(work: Path) -> TaskDoc | None:
+    try:
+        return StateStore(Workspace(work)).load()
+    except (StateError, OSError):
+        return None
+
+
+def wait_for(condition: object, timeout: float = 60) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if condition():  # type: ignore[operator]
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting for the run to reach the expected point")
+
+
+def kill_agents(work: Path) -> None:
+    """Power loss: every fake agent working in this workspace dies too."""
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if "fake_agent" in cmdline and str(work) in cmdline:
+            try:
+                os.killpg(int(proc.name), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+def comparable(doc: TaskDoc) -> str:
+    """task.md without what differs between any two runs (run ID, clock times, archive hashes)."""
+    doc.front.id = doc.front.created = doc.front.updated = ""
+    for source in doc.sources:
+        source.accessed = source.sha256 = ""  # the archive header records the fetch time
+    return render_task_md(doc)
+
+
+def calls(log: Path, work: Path) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for line in log.read_text().splitlines():
+        entry = json.loads(line)
+        key = entry["task"] or entry["role"]
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def started(work: Path) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for line in (work / "logs" / "events.jsonl").read_text().splitlines():
+        event = json.loads(line)
+        if event["event"] == "agent_started":
+            counts[event["label"]] = counts.get(event["label"], 0) + 1
+    return counts
+
+
+def test_sigkill_during_execute_then_resume_redoes_nothing_finished(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
+    reference, work = tmp_path / "reference", tmp_path / "ws"
+    for folder in (reference, work):
+        folder.mkdir()
+        write_workspace_config(folder, concurrency=2)
+    question = ["-p", "What are the four index values?"]
+    scenario = {"planner": FOUR_TASKS, "executor": LATENCY, "page_base": pages.base_url}
+    ref_scenario = write_scenario(
+        tmp_path / "ref.yaml", {**scenario, "calls_log": str(tmp_path / "ref.jsonl")}
+    )
+    proc = run_cli(
+        [*question, "-o", str(reference)], {**clean_env, "FAKE_AGENT_SCENARIO": str(ref_scenario)}, tmp_path
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+    log = tmp_path / "calls.jsonl"
+    env = {
+        **clean_env,
+        "FAKE_AGENT_SCENARIO": str(write_scenario(tmp_path / "s.yaml", {**scenario, "calls_log": str(log)})),
+    }
+    first = start_cli([*question, "-o", str(work)], env, tmp_path)
+
+    def two_done_two_running() -> bool:
+        doc = load(work)
+        states = [t.status for t in doc.tasks] if doc else []
+        return states.count(TaskStatus.DONE) == 2 and states.count(TaskStatus.RUNNING) == 2
+
+    wait_for(two_done_two_running)
+    first.send_signal(signal.SIGKILL)
+    first.wait(timeout=10)
+    kill_agents(work)
+
+    second = run_cli([*question, "-o", str(work)], env, tmp_path)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "took over a stale lock" in second.stdout
+    assert "resuming: E3, E4 were running and will run again" in second.stdout
+
+    done = calls(log, work)
+    once = ("planner", "supervisor", "E1", "E2", "reflector", "synthesizer")
+    assert {k: done[k] for k in once} == dict.fromkeys(once, 1), done
+    assert done["E3"] in (1, 2) and done["E4"] in (1, 2)  # killed mid-call: its file may have been written
+    runs = started(work)
+    assert runs["planner"] == runs["E1"] == runs["E2"] == 1, runs
+    assert runs["E3"] == runs["E4"] == 2, runs  # killed once, then run to the end
+
+    final, expected = load(work), load(reference)
+    assert final is not None and expected is not None
+    assert final.front.status is RunStatus.COMPLETED
+    assert comparable(final) == comparable(expected)
+
+
+def _add_task_row(work: Path, row: str) -> None:
+    """What a person does in an editor: one more row at the end of the Research DAG table."""
+    path = work / "task.md"
+    lines = path.read_text().splitlines()
+    start = lines.index("## Research DAG")
+    end = next(i for i in range(start + 3, len(lines)) if not lines[i].startswith("|"))
+    lines.insert(end, row)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _two_rounds(pages: PageServer, log: Path) -> dict[str, object]:
+    return {
+        "page_base": pages.base_url,
+        "calls_log": str(log),
+        "reflector": {
+            "sleep": 2.0,
+            "rounds": {1: {"score": 5, "knowledge_gaps": ["gamma index"], "recommendation": "continue"}},
+        },
+    }
+
+
+def _reflecting(work: Path) -> bool:
+    doc = load(work)
+    return doc is not None and doc.front.status is RunStatus.REFLECTING and doc.front.round == 1
+
+
+def test_a_task_added_by_hand_between_rounds_is_executed(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
+    work = tmp_path / "ws"
+    work.mkdir()
+    write_workspace_config(work)
+    log = tmp_path / "calls.jsonl"
+    env = {
+        **clean_env,
+        "FAKE_AGENT_SCENARIO": str(write_scenario(tmp_path / "s.yaml", _two_rounds(pages, log))),
+    }
+    run = start_cli(["-p", "Index values, in two rounds", "-o", str(work)], env, tmp_path)
+    wait_for(lambda: _reflecting(work))
+    _add_task_row(work, "| E7 | Research the delta index by hand | D1 | high | - | pending | 2 |")
+    out, err = run.communicate(timeout=120)
+    assert run.returncode == 0, out + err
+    assert "picked up your edit of task.md" in out
+    doc = load(work)
+    assert doc is not None and doc.task("E7") is not None
+    assert doc.task("E7").status is TaskStatus.DONE and doc.task("E7").round == 2
+    assert any(f.task == "E7" for f in doc.facts)
+    assert [t.id for t in doc.tasks] == ["E1", "E2", "E7", "E8"]  # the gap's task comes after the person's
+    assert calls(log, work)["E7"] == 1
+
+
+def test_an_invalid_edit_pauses_the_run_and_a_fix_resumes_it(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
+    work = tmp_path / "ws"
+    work.mkdir()
+    write_workspace_config(work)
+    log = tmp_path / "calls.jsonl"
+    env = {
+        **clean_env,
+        "FAKE_AGENT_SCENARIO": str(write_scenario(tmp_path / "s.yaml", _two_rounds(pages, log))),
+    }
+    args = ["-p", "Index values, edited badly", "-o", str(work)]
+    run = start_cli(args, env, tmp_path)
+    wait_for(lambda: _reflecting(work))
+    _add_task_row(work, "| E7 | Research delta | D1 | high | E99 | pending | 2 |")
+    out, err = run.communicate(timeout=120)
+    assert run.returncode == 4, out + err
+    line = (work / "task.md").read_text().splitlines().index(
+        "| E7 | Research delta | D1 | high | E99 | pending | 2 |"
+    ) + 1
+    assert f"task.md:{line}:" in err and "E99" in err and "the run is paused" in err
+    assert "last good version is .deepresearch/snapshots/" in err
+
+    text = (work / "task.md").read_text().replace("| high | E99 |", "| high | E1 |")
+    (work / "task.md").write_text(text)
+    resumed = run_cli(args, env, tmp_path)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    doc = load(work)
+    assert doc is not None and doc.front.status is RunStatus.COMPLETED
+    assert doc.task("E7").status is TaskStatus.DONE
