@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -70,10 +71,8 @@ def kill_agents(work: Path) -> None:
         except OSError:
             continue
         if "fake_agent" in cmdline and str(work) in cmdline:
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(int(proc.name), signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
 
 
 def comparable(doc: TaskDoc) -> str:
