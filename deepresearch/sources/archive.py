@@ -113,7 +113,7 @@ class Archiver:
             async with self._limit(url):
                 fetched, fallback = await self._fetch(url)
             fetched.url = url
-            content = build_content(fetched)
+            content = await asyncio.to_thread(build_content, fetched)  # CPU-bound: keep the loop free
         except FetchFailure as failure:
             return self._failed(url, failure)
         except Exception as exc:  # a bug must not cost the other URLs their archive: record it

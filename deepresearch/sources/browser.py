@@ -35,7 +35,8 @@ BROWSER_ARGS = [
     "--disable-sync",
 ]  # fmt: skip
 SYSTEM_CHROMIUMS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
-SETTLE_SECONDS = 1.5  # after "load", wait this long at most for the network to go quiet (XHR content)
+SETTLE_SECONDS = 1.5  # after "load", wait at most this long for scripts' requests (XHR content)
+QUIET_SECONDS = 0.25  # no request in flight for this long: the page is settled
 _NET_ERRORS = (
     ("ERR_NAME_NOT_RESOLVED", DNS), ("ERR_NAME_RESOLUTION_FAILED", DNS),
     ("ERR_TOO_MANY_REDIRECTS", REDIRECT_LOOP), ("ERR_TIMED_OUT", TIMEOUT),
@@ -108,6 +109,35 @@ async def _launch(
     return await pw.chromium.launch_persistent_context(str(copy), **kwargs), copy
 
 
+class _Traffic:
+    """Requests in flight on one page. Playwright's "networkidle" always waits 500 ms of silence,
+    which made up most of the time per page (bench/archive.py); a shorter quiet window suffices."""
+
+    def __init__(self, page: Page) -> None:
+        self.inflight = 0
+        page.on("request", self._started)
+        page.on("requestfinished", self._ended)
+        page.on("requestfailed", self._ended)
+
+    def _started(self, _: object) -> None:
+        self.inflight += 1
+
+    def _ended(self, _: object) -> None:
+        self.inflight = max(self.inflight - 1, 0)
+
+    async def settle(self) -> None:
+        """Return once nothing was in flight for QUIET_SECONDS, or after SETTLE_SECONDS at most."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + SETTLE_SECONDS
+        quiet_since = loop.time()
+        while loop.time() < end:
+            await asyncio.sleep(0.05)
+            if self.inflight:
+                quiet_since = loop.time()
+            elif loop.time() - quiet_since >= QUIET_SECONDS:
+                return
+
+
 class Browser:
     """One Chromium serving many pages; use from one event loop, concurrency bounded by the caller."""
 
@@ -117,6 +147,7 @@ class Browser:
         self._context: BrowserContext | None = None
         self._profile_copy: Path | None = None
         self._idle: list[Page] = []
+        self._traffic: dict[Page, _Traffic] = {}
 
     async def start(self) -> None:
         """Launch the first Chromium that works; BrowserUnavailable lists every attempt otherwise."""
@@ -131,6 +162,7 @@ class Browser:
                 tried.append(f"{executable or 'Playwright Chromium'}: {_first_line(exc)}")
                 continue
             self._idle = list(self._context.pages)  # a persistent context opens with one page
+            self._traffic = {page: _Traffic(page) for page in self._idle}
             return
         await self._pw.stop()
         self._pw = None
@@ -148,12 +180,15 @@ class Browser:
         if self._profile_copy is not None:
             shutil.rmtree(self._profile_copy, ignore_errors=True)
         self._context, self._pw, self._profile_copy, self._idle = None, None, None, []
+        self._traffic = {}
 
     async def _acquire(self) -> Page:
         if self._idle:
             return self._idle.pop()
         assert self._context is not None, "Browser.start() first"
-        return await self._context.new_page()
+        page = await self._context.new_page()
+        self._traffic[page] = _Traffic(page)
+        return page
 
     async def _release(self, page: Page, healthy: bool) -> None:
         # Pages are reused only after a clean load: after an error Chromium may still be navigating
@@ -165,6 +200,7 @@ class Browser:
                 return
             except PlaywrightError:
                 pass
+        self._traffic.pop(page, None)
         with contextlib.suppress(PlaywrightError):  # already gone with a crashed renderer
             await page.close()
 
@@ -194,8 +230,7 @@ class Browser:
             await self._release(page, healthy)
 
     async def _rendered(self, page: Page, url: str, status: int, content_type: str) -> Fetched:
-        with contextlib.suppress(PlaywrightTimeoutError):  # pages that poll forever: take what rendered
-            await page.wait_for_load_state("networkidle", timeout=SETTLE_SECONDS * 1000)
+        await self._traffic[page].settle()  # pages that poll forever: take what has rendered by then
         try:
             html = await page.content()
         except PlaywrightError:  # a script navigated away mid-read: take the new document

@@ -79,9 +79,11 @@ JS_PAGE = page(
     "document.addEventListener('DOMContentLoaded', () => {"
     f"  document.getElementById('app').innerHTML = '<article><h1>Dynamic</h1><p>{JS_TEXT}</p>"
     f'<p>{FILLER[0]}</p><p id="later"></p></article>\';'
-    "  fetch('/js-data').then(r => r.json()).then(d => {"
-    "    document.getElementById('later').textContent = d.text; });"
-    "});</script>",
+    "});"
+    # Only after "load", and a moment later: the archiver must wait for the page to settle.
+    "window.addEventListener('load', () => setTimeout(() => fetch('/js-data')"
+    "  .then(r => r.json()).then(d => { document.getElementById('later').textContent = d.text; }), 100));"
+    "</script>",
 )
 LOGIN = page(
     "Sign in to continue",
