@@ -90,8 +90,8 @@ def describe(record: SourceRecord) -> str:
     if record.url != record.final_url:
         lines.append(f"  requested: {record.url}")
     lines.append(
-        f"  type: {record.source_type} · published: {record.published or 'unknown'} · "
-        f"fetched: {record.fetched} · weight: {record.weight}"
+        f"  {record.status} (HTTP {record.http_status}, {record.content_type}) · type: {record.source_type} · "
+        f"published: {record.published or 'unknown'} · fetched: {record.fetched} · weight: {record.weight}"
     )
     lines.append(f"  text:      {record.archive}")
     for label, path in (

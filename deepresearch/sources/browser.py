@@ -170,13 +170,16 @@ class Browser:
 
     async def close(self) -> None:
         """Close pages, the browser and Playwright; remove a temporary profile copy."""
-        if self._context is not None:
-            browser = self._context.browser
-            await self._context.close()
-            if browser is not None:
-                await browser.close()
-        if self._pw is not None:
-            await self._pw.stop()
+        # Suppressed: after a Chromium crash there is nothing left to close, and the records are saved.
+        with contextlib.suppress(PlaywrightError):
+            if self._context is not None:
+                browser = self._context.browser
+                await self._context.close()
+                if browser is not None:
+                    await browser.close()
+        with contextlib.suppress(PlaywrightError):
+            if self._pw is not None:
+                await self._pw.stop()
         if self._profile_copy is not None:
             shutil.rmtree(self._profile_copy, ignore_errors=True)
         self._context, self._pw, self._profile_copy, self._idle = None, None, None, []

@@ -67,3 +67,16 @@ def test_archiver_reuses_the_signed_in_profile(site: TestSite, workspace: Worksp
     assert members.ok, members.message
     assert "Secret members report" in (workspace.root / members.archive).read_text(encoding="utf-8")
     assert (workspace.browser_profile / "Default").is_dir()
+
+
+@pytest.mark.browser
+def test_screenshot_and_printed_pdf_on_request(site: TestSite, workspace: Workspace) -> None:
+    with Archiver(workspace, make_config(), screenshot=True, print_pdf=True) as archiver:
+        record = archiver.archive(site.url("/page/shot"))
+        if archiver.browser_unavailable:
+            pytest.skip(f"no Chromium can be launched here: {archiver.browser_unavailable}")
+    assert record.ok
+    assert record.screenshot_path == f"assets/images/{record.id}-127-0-0-1.png"
+    assert (workspace.root / record.screenshot_path).read_bytes().startswith(b"\x89PNG")
+    assert record.pdf_path == f"assets/images/{record.id}-127-0-0-1.pdf"
+    assert (workspace.root / record.pdf_path).read_bytes().startswith(b"%PDF-")
