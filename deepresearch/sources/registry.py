@@ -70,7 +70,11 @@ class SourceRegistry:
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        """Hold the registry's exclusive lock (blocks until other processes release it)."""
+        """Hold the registry's exclusive lock (blocks until other processes release it).
+
+        Not reentrant: while holding it, read (`archived`, `lookup`...) but do not call `register`
+        or `record_failure`, which take it themselves and would wait forever.
+        """
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.lock_path, "a+") as handle:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
