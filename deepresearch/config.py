@@ -20,7 +20,7 @@ import yaml
 from deepresearch.errors import ConfigError
 
 AGENT_NAMES = ("copilot", "claude", "gemini", "codex", "custom")
-ROLES = ("planner", "supervisor", "executor", "reflector", "analyst", "synthesizer")
+ROLES = ("planner", "supervisor", "executor", "reflector", "analyst", "charts", "synthesizer")
 SEARCH_PROVIDERS = ("serper", "tavily", "exa", "brave", "duckduckgo")  # default chain order
 ENV_PREFIX = "DEEPRESEARCH_"
 
@@ -69,11 +69,28 @@ class Config:
     archive_timeout: float = 30.0
     archive_max_bytes: int = 15 * 1024 * 1024  # larger pages and documents are recorded as too_large
     archive_concurrency: int = 4  # pages loaded at once by one `deepresearch archive` (2 per host)
+    # Top-K saturation per executor task (None: the value of the `effort` preset, see effort.py)
+    k_initial: int | None = None
+    k_expand: int | None = None
+    min_batches: int | None = None
+    max_batches: int | None = None
+    saturation_threshold: int | None = None
+    min_tier1_sources: int | None = None
+    # weights of the reflector's sub-scores in the overall quality score
+    weight_completeness: float = 1.0
+    weight_depth: float = 1.0
+    weight_reliability: float = 1.0
+    weight_actionability: float = 1.0
     # search
     search_strategy: str = "chain"  # chain | race | batch
     search_providers: list[str] | None = None  # order and selection; None: SEARCH_PROVIDERS order
     search_timeout: float = 15.0  # seconds per provider request
     search_base_urls: dict[str, str] = field(default_factory=dict)  # provider → base URL (proxies, tests)
+    # critical analysis and figures
+    analysis: str = "auto"  # always | auto (analytical and comparison questions) | never
+    max_figures: int = 5  # 0: no figures
+    max_chart_failures: int = 2  # consecutive chart failures before the remaining charts are skipped
+    figure_timeout: float = 60.0  # seconds to draw one figure
 
     def role(self, name: str) -> RoleConfig:
         """The effective agent, model and timeout for a role (role override, else run-wide)."""
@@ -90,11 +107,14 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "mode": ("adaptive", "fixed"),
     "effort": ("quick", "standard", "deep"),
     "search_strategy": ("chain", "race", "batch"),
+    "analysis": ("always", "auto", "never"),
 }
 _POSITIVE = {"max_rounds", "concurrency", "agent_timeout", "breadth", "max_tasks", "archive_timeout"}
-_POSITIVE |= {"search_timeout"}
+_POSITIVE |= {"search_timeout", "k_initial", "k_expand", "min_batches", "max_batches", "saturation_threshold"}
 _POSITIVE |= {"archive_max_bytes", "archive_concurrency"}
-_NON_NEGATIVE = {"retries", "min_rounds", "backoff_base", "backoff_max", "min_improvement"}
+_POSITIVE |= {"max_chart_failures", "figure_timeout"}
+_NON_NEGATIVE = {"retries", "min_rounds", "backoff_base", "backoff_max", "min_improvement", "min_tier1_sources"}
+_NON_NEGATIVE |= {"weight_completeness", "weight_depth", "weight_reliability", "weight_actionability"}
 
 
 def _coerce(key: str, value: Any, annotation: Any, source: str) -> Any:

@@ -119,6 +119,8 @@ class RoundFinished(Event):
     gaps: int
     decision: str
     reason: str
+    agent_calls: int = 0  # so far, all sessions of the run
+    cost_usd: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import sys
 from pathlib import Path
 
@@ -19,7 +20,14 @@ def fake_agent_command() -> list[str]:
 
 def write_workspace_config(workdir: Path, **settings: object) -> Path:
     """deepresearch.yaml in `workdir` that selects the fake agent through the custom backend."""
-    config = {"agent": "custom", "custom_command": fake_agent_command(), "retries": 1, "backoff_base": 0.01}
+    # One batch per executor task unless a test says otherwise: most tests count agent calls.
+    config = {
+        "agent": "custom",
+        "custom_command": fake_agent_command(),
+        "retries": 1,
+        "backoff_base": 0.01,
+        "max_batches": 1,
+    }
     config.update(settings)
     path = workdir / "deepresearch.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
@@ -34,7 +42,7 @@ def write_scenario(path: Path, scenario: dict) -> Path:
 
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{name} statistics bulletin</title>
-<meta name="date" content="2025-06-01"><meta property="article:published_time" content="2025-06-01"></head>
+<meta name="date" content="{published}"><meta property="article:published_time" content="{published}"></head>
 <body><header><nav>Home | Statistics | About</nav></header>
 <article><h1>{name} statistics bulletin</h1>
 <p>The statistics bureau publishes this bulletin every year for researchers and the public.</p>
@@ -44,6 +52,10 @@ Methodology notes describe the sampling frame and the weighting used by the bure
 <p>Earlier editions of the bulletin reported lower values, reflecting a slower pace of change.</p>
 </article><footer>Statistics bureau, 2025</footer></body></html>
 """
+
+
+# A month ago, so that every test page counts as recent (recency 1.0) whenever the tests run.
+PUBLISHED = (datetime.date.today() - datetime.timedelta(days=30)).isoformat()
 
 
 def page_value(name: str) -> int:
@@ -64,7 +76,7 @@ class PageServer:
                 if not name.isalnum():
                     self.send_error(404)
                     return
-                body = PAGE.format(name=name, value=page_value(name)).encode()
+                body = PAGE.format(name=name, value=page_value(name), published=PUBLISHED).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
                 self.send_header("Content-Length", str(len(body)))

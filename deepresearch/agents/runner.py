@@ -22,11 +22,11 @@ from deepresearch.agents.base import AgentBackend, AgentRequest, AgentResult, Fa
 from deepresearch.agents.process import ProcessRunner
 from deepresearch.agents.registry import get_backend, resolve_executable
 from deepresearch.config import Config
-from deepresearch.errors import AgentError, NoAgentError
+from deepresearch.errors import AgentError, BudgetExhaustedError, NoAgentError
 from deepresearch.events import AgentFinished, AgentRetry, AgentStarted, EventSink
 from deepresearch.workspace import Workspace
 
-WRITER_ROLES = ("planner", "supervisor", "reflector", "analyst", "synthesizer")
+WRITER_ROLES = ("planner", "supervisor", "reflector", "analyst", "charts", "synthesizer")
 FINAL_FAILURES = {FailureKind.NOT_INSTALLED, FailureKind.NOT_LOGGED_IN, FailureKind.BAD_ARGUMENTS}
 
 
@@ -84,6 +84,7 @@ class AgentRunner:
         self.usage = Usage()
         self._lock = threading.Lock()
         self._backends: dict[str, tuple[AgentBackend, str]] = {}
+        self._ledger_calls: int | None = None  # agent calls recorded in the workspace, all sessions
 
     def backend_for(self, role: str) -> tuple[AgentBackend, str]:
         """The role's backend and its resolved executable (NoAgentError when not installed)."""
@@ -116,6 +117,7 @@ class AgentRunner:
         attempts = self.config.retries + 1
         result = AgentResult.failed(FailureKind.CRASHED, "not run")
         for attempt in range(1, attempts + 1):
+            self._check_budget()
             result = self._attempt(backend, request, call, attempt, role_config.timeout)
             if result.ok:
                 return result
@@ -180,6 +182,25 @@ class AgentRunner:
         )
         return result
 
+    def _check_budget(self) -> None:
+        """The hard cap: no agent call starts once `max_agent_calls` calls were made in this run."""
+        limit = self.config.max_agent_calls
+        if limit is None:
+            return
+        with self._lock:
+            if self._ledger_calls is None:
+                path = self.workspace.usage_ledger
+                self._ledger_calls = (
+                    len(path.read_text(encoding="utf-8").splitlines()) if path.is_file() else 0
+                )
+            made = self._ledger_calls
+        if made >= limit:
+            raise BudgetExhaustedError(
+                f"agent call budget spent ({made} of {limit}); the run is saved",
+                hint="raise max_agent_calls (config, input.md or DEEPRESEARCH_MAX_AGENT_CALLS) and run "
+                "the same command again to continue",
+            )
+
     def _child_env(self) -> dict[str, str]:
         env = dict(self.environ)
         # Agents run `deepresearch archive/search` from the workspace; tell those where it is.
@@ -210,6 +231,8 @@ class AgentRunner:
         self.workspace.private.mkdir(parents=True, exist_ok=True)
         with self._lock, open(self.workspace.usage_ledger, "a", encoding="utf-8") as ledger:
             ledger.write(json.dumps(entry) + "\n")
+            if self._ledger_calls is not None:
+                self._ledger_calls += 1
 
     def stop_all(self) -> None:
         """Kill every running agent (Ctrl-C / SIGTERM)."""

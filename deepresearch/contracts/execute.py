@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deepresearch.pipeline.yamlfile import id_list, read_yaml_output
+from deepresearch.pipeline.yamlfile import id_list, read_yaml_output, text_list
 from deepresearch.state.model import Confidence, Fact, Source
 
 _URL = re.compile(r"^https?://\S+$", re.I)
@@ -20,6 +20,7 @@ class ExecutorOutput:
     facts: list[Fact] = field(default_factory=list)  # sources cite those IDs / labels
     assessment: str = ""
     complete: bool = True
+    contradictions: list[str] = field(default_factory=list)  # findings that contradict known facts
 
 
 def _source(item: Any, n: int, problems: list[str]) -> Source | None:
@@ -92,4 +93,5 @@ def parse_executor(path: Path, task_id: str) -> tuple[ExecutorOutput | None, lis
     if problems:
         return None, problems
     assessment = str(data.get("assessment") or notes or "").strip()
-    return ExecutorOutput(sources, facts, assessment, bool(data.get("complete", True))), []
+    contradictions = text_list(data.get("contradictions"))
+    return ExecutorOutput(sources, facts, assessment, bool(data.get("complete", True)), contradictions), []

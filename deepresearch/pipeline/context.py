@@ -40,8 +40,9 @@ class RunContext:
 
     def save(self, phase: str) -> None:
         """Write task.md (atomic, with a snapshot named after the phase)."""
-        self.store.save(self.doc, phase)
-        self.written = self.store.path.read_text(encoding="utf-8")
+        snapshot = self.store.save(self.doc, phase)
+        # The snapshot holds exactly what was written; task.md itself may already carry an edit.
+        self.written = snapshot.read_text(encoding="utf-8")
 
     def refresh(self) -> bool:
         """Adopt a person's edit of task.md made since the last save (True if there was one).

@@ -19,6 +19,7 @@ from deepresearch.pipeline.context import RunContext
 from deepresearch.sources.api import archive_missing, record_to_source, verify_quote_for
 from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.registry import SourceRegistry
+from deepresearch.sources.weight import authority
 from deepresearch.state.merge import MergeOutcome, merge_task_result
 from deepresearch.state.model import Fact, Source, Verified, format_source_id, id_number
 from deepresearch.urls import normalize_url
@@ -34,6 +35,7 @@ class Evidence:
     sources: list[Source]
     facts: list[Fact]
     records: dict[str, SourceRecord]  # source ID or label -> archived record
+    contradictions: list[str]
 
 
 def collect(ctx: RunContext, output: ExecutorOutput) -> Evidence:
@@ -65,7 +67,7 @@ def collect(ctx: RunContext, output: ExecutorOutput) -> Evidence:
                 ctx.sink(
                     Notice(f"could not archive {source.url}: {record.message or record.error}", "warning")
                 )
-    return Evidence(output.sources, output.facts, by_label)
+    return Evidence(output.sources, output.facts, by_label, output.contradictions)
 
 
 def _verify(ctx: RunContext, fact: Fact, records: dict[str, SourceRecord]) -> Verified:
@@ -90,7 +92,9 @@ def _global_sources(
         if record is not None:
             row = record_to_source(record)
             if row.type == "unknown" and source.type != "unknown":
+                # The URL did not tell; the executor read the page: take its type, and weigh it.
                 row.type = source.type
+                row.authority = authority(row.type, row.url)
             if not row.published and source.published:
                 row.published = source.published
         else:

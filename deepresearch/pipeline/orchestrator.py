@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 
 from deepresearch.agents.runner import AgentRunner
 from deepresearch.config import Config, settings_snapshot
-from deepresearch.errors import Interrupted
+from deepresearch.errors import BudgetExhaustedError, Interrupted
 from deepresearch.events import EventSink, Notice, RunFinished, RunStarted
 from deepresearch.pipeline.context import RunContext, utc_now
 from deepresearch.pipeline.execute import execute_round
 from deepresearch.pipeline.plan import plan
 from deepresearch.pipeline.reflect import reflect
+from deepresearch.pipeline.spend import research_budget_spent
 from deepresearch.pipeline.supervise import supervise
 from deepresearch.pipeline.synthesize import synthesize
 from deepresearch.state.lock import WorkspaceLock
@@ -95,6 +96,9 @@ class Orchestrator:
             self.sink(RunStarted(str(self.workspace.root), doc.front.question, resumed))
             try:
                 self._drive(ctx, on_plan)
+            except BudgetExhaustedError:
+                self._leave_resumable(ctx)
+                raise
             except (KeyboardInterrupt, Interrupted) as exc:
                 self._leave_resumable(ctx)
                 raise Interrupted(
@@ -118,6 +122,12 @@ class Orchestrator:
                 supervise(ctx)
                 execute_round(ctx)
                 ctx.refresh()
+                spent = research_budget_spent(ctx)
+                if spent:  # no reflection: the calls left are for the report
+                    ctx.doc.front.status = RunStatus.SYNTHESIZING
+                    ctx.doc.front.termination_reason = spent
+                    ctx.save(f"execute-r{ctx.doc.front.round}")
+                    break
                 ctx.doc.front.status = RunStatus.REFLECTING
                 ctx.save(f"execute-r{ctx.doc.front.round}")
             elif ctx.doc.front.status is not RunStatus.REFLECTING:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from deepresearch.config import Config
 from deepresearch.contracts.reflect import Assessment, fallback_assessment, parse_assessment
 from deepresearch.events import Notice, PhaseFinished, PhaseStarted, RoundFinished
+from deepresearch.pipeline.conflicts import conflict_tasks, weigh_all
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.prompts import render_prompt
 from deepresearch.pipeline.spend import spent_so_far
@@ -53,7 +55,23 @@ def assess(ctx: RunContext) -> Assessment:
             Notice(f"reflector assessment unusable ({step.failure}); using score 5 and going on", "warning")
         )
         return fallback_assessment()
+    step.value.score = overall_score(ctx.config, step.value)
     return step.value
+
+
+def overall_score(config: Config, assessment: Assessment) -> float:
+    """The weighted mean of the sub-scores the reflector gave (configurable weights), else its score."""
+    weights = {
+        "completeness": config.weight_completeness,
+        "depth": config.weight_depth,
+        "reliability": config.weight_reliability,
+        "actionability": config.weight_actionability,
+    }
+    given = {k: v for k, v in assessment.sub_scores.items() if weights.get(k, 0) > 0}
+    total = sum(weights[k] for k in given)
+    if not given or total <= 0:
+        return assessment.score
+    return round(sum(v * weights[k] for k, v in given.items()) / total, 2)
 
 
 def record_assessment(ctx: RunContext, assessment: Assessment) -> None:
@@ -84,18 +102,35 @@ def record_assessment(ctx: RunContext, assessment: Assessment) -> None:
             doc.gaps.append(Gap(next_id([g.id for g in doc.gaps], "G"), text, doc.front.round))
 
 
+def _proposals(ctx: RunContext, assessment: Assessment) -> list[tuple[str, list[str], Priority, list[str]]]:
+    """Candidate tasks in order: the reflector's own, then gaps with the suggested directions, then
+    (fixed mode only, to keep its breadth fixed) one task per dimension to deepen it."""
+    doc = ctx.doc
+    all_dims = [d.id for d in doc.dimensions]
+    out = [(t.task, t.dimensions or all_dims[:1], t.priority, t.depends) for t in assessment.new_tasks]
+    directions = assessment.suggested_directions
+    gaps = [g for g in assessment.knowledge_gaps if not assessment.fallback]
+    for n, gap in enumerate(gaps):
+        hint = f" (look at: {directions[n]})" if n < len(directions) else ""
+        out.append((f"Close the gap: {gap}{hint}", all_dims[:1], Priority.HIGH, []))
+    if ctx.config.mode == "fixed" and doc.dimensions:
+        next_round = doc.front.round + 1
+        for n in range(ctx.config.breadth):
+            dim = doc.dimensions[n % len(doc.dimensions)]
+            part = f", part {n // len(doc.dimensions) + 1}" if n >= len(doc.dimensions) else ""
+            title = f"Deepen {dim.id} {dim.name} (round {next_round}{part}): further primary sources and specifics"
+            out.append((title, [dim.id], Priority.MEDIUM, []))
+    return out
+
+
 def plan_next_round(ctx: RunContext, assessment: Assessment) -> list[Task]:
-    """New E-tasks for the next round: the reflector's tasks, else the top open gaps (≤ breadth)."""
+    """New E-tasks for the next round (at most `breadth`), linked to dimensions."""
     doc = ctx.doc
     next_round = doc.front.round + 1
     existing = {t.title.strip().lower() for t in doc.tasks}
-    all_dims = [d.id for d in doc.dimensions]
-    proposals = [(t.task, t.dimensions or all_dims[:1], t.priority, t.depends) for t in assessment.new_tasks]
-    if not proposals:
-        proposals = [(g, all_dims[:1], Priority.HIGH, []) for g in assessment.knowledge_gaps]
     created: list[Task] = []
     task_ids = {t.id for t in doc.tasks}
-    for title, dims, priority, depends in proposals:
+    for title, dims, priority, depends in _proposals(ctx, assessment):
         if len(created) >= ctx.config.breadth or title.strip().lower() in existing:
             continue
         task_id = next_id([t.id for t in doc.tasks], "E")
@@ -119,11 +154,13 @@ def reflect(ctx: RunContext) -> Decision:
     ctx.refresh()  # a person may have edited task.md while the reflector read it
     doc = ctx.doc
     record_assessment(ctx, assessment)
+    weigh_all(ctx)
     previous = [q.score for q in doc.quality if q.round < round_no]
-    decision = decide(ctx.config, round_no, assessment, previous, spent_so_far(ctx))
+    spent = spent_so_far(ctx)
+    decision = decide(ctx.config, round_no, assessment, previous, spent)
     new_tasks: list[Task] = []
     if not decision.stop:
-        new_tasks = plan_next_round(ctx, assessment)
+        new_tasks = plan_next_round(ctx, assessment) + conflict_tasks(ctx, round_no + 1)
         if not new_tasks:
             decision = Decision(True, "no new research tasks could be derived from the gaps")
     subs = assessment.sub_scores
@@ -140,9 +177,16 @@ def reflect(ctx: RunContext) -> Decision:
         doc.front.round = round_no + 1
         doc.front.status = RunStatus.RESEARCHING
     ctx.save(f"reflect-r{round_no}")
+    gaps = len(assessment.knowledge_gaps)
     ctx.sink(
         RoundFinished(
-            round_no, assessment.score, len(assessment.knowledge_gaps), decision.label, decision.reason
+            round_no,
+            assessment.score,
+            gaps,
+            decision.label,
+            decision.reason,
+            spent.agent_calls,
+            spent.cost_usd,
         )
     )
     ctx.sink(

@@ -50,10 +50,11 @@ def run_step(
     prompt_text: str,
     output_file: Path,
     parse: Parser[T],
+    prompt_name: str = "",
 ) -> StepOutcome[T]:
     """Run the agent, parse its file; on problems re-prompt once quoting them, then give up."""
     _set_aside(output_file)
-    result = ctx.runner.call(AgentCall(role, label, task_id, prompt_text, output_file))
+    result = ctx.runner.call(AgentCall(role, label, task_id, prompt_text, output_file, prompt_name))
     if not result.ok:
         return StepOutcome(None, [], result)
     value, problems = parse(output_file)
@@ -64,7 +65,7 @@ def run_step(
         "repair", original=prompt_text, problems=problems, output_file=ctx.workspace.relative(output_file)
     )
     result = ctx.runner.call(
-        AgentCall(role, label, task_id, repair, output_file, prompt_name=f"{label}.repair")
+        AgentCall(role, label, task_id, repair, output_file, prompt_name=f"{prompt_name or label}.repair")
     )
     if not result.ok:
         return StepOutcome(None, problems, result)

@@ -1,0 +1,77 @@
+"""Conflicts by evidence weight, in code: which side is preferred, by how much, and C-tasks to settle
+the serious ones. Conflicts are never resolved silently: every side stays in `## Conflicts`.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from deepresearch.pipeline.context import RunContext
+from deepresearch.sources.weight import authority, evidence_weight, recency
+from deepresearch.state.model import Conflict, Priority, Severity, Source, Task, TaskDoc, TaskStatus, next_id
+
+MARKER = " — evidence weight: "
+
+
+def source_weight(source: Source, research_date: date, time_scope: str | None) -> float:
+    """W = 0.6·authority + 0.4·recency of one source."""
+    auth = source.authority if source.authority is not None else authority(source.type, source.url)
+    return evidence_weight(auth, recency(source.published, research_date, time_scope))
+
+
+def weigh(doc: TaskDoc, conflict: Conflict, research_date: date, time_scope: str | None) -> None:
+    """Set the preferred fact (highest W among its sources) and write the weights into Resolution."""
+    sources = {s.id: s for s in doc.sources}
+    facts = {f.id: f for f in doc.facts}
+    weights: list[tuple[float, str]] = []
+    for fact_id in conflict.facts:
+        fact = facts.get(fact_id)
+        if fact is None:
+            continue
+        best = max(
+            (source_weight(sources[s], research_date, time_scope) for s in fact.sources if s in sources),
+            default=0.0,
+        )
+        weights.append((best, fact_id))
+    if len(weights) < 2:
+        return
+    ranked = sorted(weights, key=lambda item: (-item[0], item[1]))
+    (top, preferred), (second, _) = ranked[0], ranked[1]
+    conflict.preferred = preferred if top > second else ""
+    listing = ", ".join(f"{fid} W={w:.2f}" for w, fid in ranked)
+    verdict = (
+        f"{preferred} preferred, margin {top - second:.2f}" if top > second else "tie: no side preferred"
+    )
+    wording = conflict.resolution.split(MARKER)[0].strip()
+    conflict.resolution = f"{wording}{MARKER}{listing}; {verdict}".strip()
+
+
+def weigh_all(ctx: RunContext) -> None:
+    """Recompute every conflict's preferred side (new sources may have tipped the balance)."""
+    for conflict in ctx.doc.conflicts:
+        weigh(ctx.doc, conflict, ctx.clock().date(), ctx.config.time_scope)
+
+
+def conflict_tasks(ctx: RunContext, next_round: int) -> list[Task]:
+    """A C-task for each high-severity conflict that has none yet: find the most authoritative source."""
+    doc = ctx.doc
+    facts = {f.id: f for f in doc.facts}
+    tasks = {t.id: t for t in doc.tasks}
+    settled = {t.title.split(":", 1)[0].removeprefix("Settle ") for t in doc.tasks if t.id.startswith("C")}
+    created = []
+    for conflict in doc.conflicts:
+        if conflict.severity is not Severity.HIGH or conflict.id in settled:
+            continue
+        dims: list[str] = []
+        for fact_id in conflict.facts:
+            owner = tasks.get(facts[fact_id].task) if fact_id in facts else None
+            dims += [d for d in (owner.dimensions if owner else []) if d not in dims]
+        title = (
+            f"Settle {conflict.id}: {conflict.topic or 'conflicting facts'} ({', '.join(conflict.facts)} disagree). "
+            "Find the most authoritative primary source that decides it."
+        )
+        task = Task(next_id([t.id for t in doc.tasks], "C"), title, dims or [doc.dimensions[0].id],
+                    Priority.HIGH, [], TaskStatus.PENDING, next_round)  # fmt: skip
+        doc.tasks.append(task)
+        created.append(task)
+    return created
