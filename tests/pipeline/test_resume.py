@@ -235,3 +235,53 @@ def test_an_invalid_edit_pauses_the_run_and_a_fix_resumes_it(
     doc = load(work)
     assert doc is not None and doc.front.status is RunStatus.COMPLETED
     assert doc.task("E7").status is TaskStatus.DONE
+
+
+def _agents_alive(work: Path) -> list[int]:
+    alive = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes().decode(errors="replace")
+            state = (proc / "stat").read_text().split()[2]
+        except OSError:
+            continue
+        if "fake_agent" in cmdline and str(work) in cmdline and state != "Z":
+            alive.append(int(proc.name))
+    return alive
+
+
+def test_ctrl_c_stops_every_agent_and_leaves_the_run_resumable(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
+    work = tmp_path / "ws"
+    work.mkdir()
+    write_workspace_config(work, concurrency=2)
+    scenario = {"page_base": pages.base_url, "executor": {"default": {"sleep": 30}}}
+    env = {**clean_env, "FAKE_AGENT_SCENARIO": str(write_scenario(tmp_path / "s.yaml", scenario))}
+    args = ["-p", "Index values, interrupted", "-o", str(work)]
+    run = start_cli(args, env, tmp_path)
+
+    def both_running() -> bool:
+        doc = load(work)
+        return doc is not None and [t.status for t in doc.tasks] == [TaskStatus.RUNNING] * 2
+
+    wait_for(both_running)
+    wait_for(lambda: len(_agents_alive(work)) == 2)
+    run.send_signal(signal.SIGINT)
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 130, out + err
+    assert "interrupted; the workspace is saved and resumable" in err
+    assert _agents_alive(work) == []
+    doc = load(work)
+    assert doc is not None and [t.status for t in doc.tasks] == [TaskStatus.PENDING] * 2
+    assert not (work / ".deepresearch" / "lock").exists()
+
+    fast = {
+        **env,
+        "FAKE_AGENT_SCENARIO": str(write_scenario(tmp_path / "fast.yaml", {"page_base": pages.base_url})),
+    }
+    resumed = run_cli(args, fast, tmp_path)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert "resuming" in resumed.stdout
+    final = load(work)
+    assert final is not None and final.front.status is RunStatus.COMPLETED
