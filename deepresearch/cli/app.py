@@ -27,6 +27,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "deepresearch.cli.archive_cmd",
     "deepresearch.cli.browser_cmd",
     "deepresearch.cli.check_cmd",
+    "deepresearch.cli.status_cmd",
 )
 
 

@@ -24,7 +24,11 @@ Examples:
 
   deepresearch -p "..." --agent claude --model sonnet --max-rounds 3 --concurrency 4
 
+  deepresearch                               (interactive: asks the question, clarifies, shows the plan)
+
   deepresearch -o runs/heat-pumps            (resume an unfinished run)
+
+  deepresearch status runs/heat-pumps        (progress of a running or finished run)
 
   deepresearch archive URL / search QUERY / check [DIR]   (see `deepresearch COMMAND --help`)
 
@@ -72,6 +76,10 @@ def main_command(
         float | None, typer.Option("--agent-timeout", help="Seconds before an agent call is killed.")
     ] = None,
     mode: Annotated[str | None, typer.Option("--mode", help="adaptive (default) | fixed.")] = None,
+    effort: Annotated[str | None, typer.Option("--effort", help="quick | standard (default) | deep.")] = None,
+    language: Annotated[
+        str | None, typer.Option("--language", help="Report language (default: the question's).")
+    ] = None,
     resume: Annotated[
         bool, typer.Option("--resume", help="Resume the unfinished run in the workspace.")
     ] = False,
@@ -79,6 +87,12 @@ def main_command(
         bool, typer.Option("--new", help="Start over: move the previous run aside (nothing is deleted).")
     ] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve the plan without asking.")] = False,
+    interactive: Annotated[
+        bool,
+        typer.Option(
+            "--interactive", "-i", help="With -p/-f: still ask clarifying questions and review the plan."
+        ),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only errors and the final summary.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
     version: Annotated[
@@ -96,6 +110,8 @@ def main_command(
         "concurrency": concurrency,
         "agent_timeout": agent_timeout,
         "mode": mode,
+        "effort": effort,
+        "language": language,
     }
     options = RunOptions(
         prompt=prompt,
@@ -106,7 +122,9 @@ def main_command(
         new=new,
         yes=yes,
         quiet=quiet,
+        interactive=interactive,
         interactive_terminal=sys.stdin.isatty() and sys.stdout.isatty(),
+        stdout_terminal=sys.stdout.isatty(),
     )
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:

@@ -1,26 +1,29 @@
-"""From command-line options to a running orchestrator: request, config, workspace, display."""
+"""From command-line options to a running orchestrator: request, config, workspace, display, hooks."""
 
 from __future__ import annotations
 
 import shutil
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import frontmatter
 import typer
-import yaml
+from rich.console import Console
 
 from deepresearch.agents.registry import detect_default, install_hints
 from deepresearch.agents.runner import AgentRunner
-from deepresearch.config import Config, load_config
-from deepresearch.errors import ConfigError, NoAgentError, UsageError
+from deepresearch.cli.interactive import Interaction
+from deepresearch.cli.request import Request, read_request, run_config
+from deepresearch.config import Config
+from deepresearch.errors import NoAgentError, UsageError
 from deepresearch.eventlog import EventLog
 from deepresearch.events import FanOut
 from deepresearch.pipeline.orchestrator import Orchestrator, RunSummary, new_document, role_agents
 from deepresearch.state.model import RunStatus, TaskDoc
 from deepresearch.state.store import StateStore
+from deepresearch.ui.live import LiveDisplay
 from deepresearch.ui.plain import PlainDisplay
 from deepresearch.workspace import Workspace
 
@@ -35,40 +38,9 @@ class RunOptions:
     new: bool = False
     yes: bool = False
     quiet: bool = False
-    interactive_terminal: bool = False
-
-
-@dataclass
-class Request:
-    text: str
-    front_matter: dict[str, Any]
-    source: str
-
-
-def read_request(options: RunOptions) -> Request | None:
-    """The request from -p or -f (None when neither was given)."""
-    if options.prompt is not None and options.file is not None:
-        raise UsageError("give either -p QUESTION or -f FILE, not both")
-    if options.prompt is not None:
-        if not options.prompt.strip():
-            raise UsageError("the question given with -p is empty", hint='deepresearch -p "your question"')
-        return Request(options.prompt.strip(), {}, "-p")
-    if options.file is None:
-        return None
-    path = options.file
-    if not path.is_file():
-        raise UsageError(f"request file not found: {path}", hint="check the path, or use -p QUESTION")
-    try:
-        post = frontmatter.loads(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        raise ConfigError("(front matter)", where, f"not valid YAML: {getattr(exc, 'problem', exc)}") from exc
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{path} is not UTF-8 text") from exc
-    if not post.content.strip():
-        raise UsageError(f"{path} has no request text after its front matter")
-    return Request(post.content.strip(), dict(post.metadata), str(path))
+    interactive: bool = False  # --interactive: clarifying questions and plan review even with -p/-f
+    interactive_terminal: bool = False  # stdin and stdout are a terminal: we may ask
+    stdout_terminal: bool = False  # stdout is a terminal: draw the live view
 
 
 def choose_agent(config: Config) -> Config:
@@ -92,16 +64,8 @@ def _move_aside(workspace: Workspace, doc_id: str) -> Path:
         n += 1
         target = workspace.root / "previous-runs" / f"{doc_id}-{n}"
     target.mkdir(parents=True)
-    for name in (
-        "task.md",
-        "report.md",
-        "report.html",
-        "report.pdf",
-        "knowledge.json",
-        "logs",
-        "assets",
-        ".deepresearch",
-    ):
+    names = ("task.md", "report.md", "report.html", "report.pdf", "knowledge.json", "logs", "assets")
+    for name in (*names, ".deepresearch"):
         src = workspace.root / name
         if src.exists():
             shutil.move(str(src), str(target / name))
@@ -139,39 +103,62 @@ def open_document(
     return new_document(request.text, config, role_agents(config)), False
 
 
-def ask_question(options: RunOptions) -> Request | None:
-    """Interactive mode: ask for the question on the terminal."""
-    if not options.interactive_terminal:
-        return None
-    text = typer.prompt("What should be researched?").strip()
-    if not text:
-        raise UsageError("the question is empty")
-    return Request(text, {}, "terminal")
+def _asks_questions(options: RunOptions) -> bool:
+    """Interactive mode (no -p/-f on a terminal) or --interactive."""
+    given = options.prompt is not None or options.file is not None
+    return options.interactive_terminal and (options.interactive or not given)
+
+
+def _reviews_plan(options: RunOptions, doc: TaskDoc) -> bool:
+    """Ask for approval in interactive mode, and whenever a plan in task.md still awaits it."""
+    if options.yes or not options.interactive_terminal:
+        return False
+    awaiting = doc.front.status is RunStatus.PLANNING and bool(doc.tasks)
+    return _asks_questions(options) or awaiting
+
+
+def _display(workspace: Workspace, options: RunOptions, console: Console) -> Any:
+    if options.stdout_terminal:
+        return LiveDisplay(workspace, console, quiet=options.quiet)
+    return PlainDisplay(sys.stdout, quiet=options.quiet)
 
 
 def start_run(options: RunOptions, environ: dict[str, str]) -> RunSummary | None:
     """Everything `deepresearch [-p|-f]` does: returns the run's summary."""
+    if options.interactive and not options.interactive_terminal:
+        raise UsageError(
+            "--interactive needs a terminal to ask on", hint="run it in a terminal, or drop --interactive"
+        )
     workdir = options.workdir.expanduser().resolve()
     workdir.mkdir(parents=True, exist_ok=True)
     workspace = Workspace(workdir)
-    request = read_request(options)
+    console = Console(highlight=False)
+    request = read_request(options.prompt, options.file)
     if request is None and not StateStore(workspace).exists():
-        request = ask_question(options)
-        if request is None:
+        if not options.interactive_terminal:
             raise UsageError(
                 "no question given and no terminal to ask one on",
                 hint='use -p "question" or -f input.md (or run in a terminal for interactive mode)',
             )
-    config = load_config(
-        workdir,
-        environ,
-        front_matter=request.front_matter if request else None,
-        front_matter_source=request.source if request else "input.md",
-        flags=options.flags,
-    )
-    config = choose_agent(config)
+        request = Request(_interaction(console, environ, None).ask_question(), {}, "terminal")
+    config = choose_agent(run_config(workdir, environ, request, options.flags))
     doc, resumed = open_document(workspace, request, options, config)
-    display: Any = PlainDisplay(sys.stdout, quiet=options.quiet)
+    display = _display(workspace, options, console)
+    interaction = _interaction(console, environ, display)
     sink = FanOut(EventLog(workspace), display)
     runner = AgentRunner(workspace, config, sink, environ)
-    return Orchestrator(workspace, config, sink, runner).run(doc, resumed)
+    orchestrator = Orchestrator(workspace, config, sink, runner)
+    with display if isinstance(display, LiveDisplay) else nullcontext():
+        return orchestrator.run(
+            doc,
+            resumed,
+            on_plan=interaction.review if _reviews_plan(options, doc) else None,
+            on_clarify=interaction.clarify if _asks_questions(options) else None,
+        )
+
+
+def _interaction(console: Console, environ: dict[str, str], display: object) -> Interaction:
+    def pause() -> AbstractContextManager[None]:
+        return display.paused() if isinstance(display, LiveDisplay) else nullcontext()
+
+    return Interaction(console, environ, pause)

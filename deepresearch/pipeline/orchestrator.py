@@ -16,7 +16,7 @@ from deepresearch.errors import BudgetExhaustedError, Interrupted
 from deepresearch.events import EventSink, Notice, RunFinished, RunStarted
 from deepresearch.pipeline.context import RunContext, utc_now
 from deepresearch.pipeline.execute import execute_round
-from deepresearch.pipeline.plan import plan
+from deepresearch.pipeline.plan import Answer, plan
 from deepresearch.pipeline.reflect import reflect
 from deepresearch.pipeline.spend import research_budget_spent
 from deepresearch.pipeline.supervise import supervise
@@ -29,6 +29,8 @@ from deepresearch.workspace import Workspace
 
 # A hook between planning and research (interactive approval); returns False to stop here.
 PlanHook = Callable[[RunContext], bool]
+# A hook before the first plan (interactive clarification): returns the person's answers.
+ClarifyHook = Callable[[RunContext], list[Answer]]
 
 
 @dataclass
@@ -84,8 +86,15 @@ class Orchestrator:
         self.store = StateStore(workspace)
         self.violations: int | None = None
 
-    def run(self, doc: TaskDoc, resumed: bool, on_plan: PlanHook | None = None) -> RunSummary:
+    def run(
+        self,
+        doc: TaskDoc,
+        resumed: bool,
+        on_plan: PlanHook | None = None,
+        on_clarify: ClarifyHook | None = None,
+    ) -> RunSummary:
         """Drive `doc` to completion under the workspace lock; Ctrl-C leaves it resumable."""
+        self.on_clarify = on_clarify
         self.workspace.ensure()
         with WorkspaceLock(self.workspace) as lock:
             if lock.took_over_from:
@@ -141,12 +150,19 @@ class Orchestrator:
 
     def _plan(self, ctx: RunContext, on_plan: PlanHook | None) -> None:
         if not ctx.doc.tasks:
-            plan(ctx)
+            plan(ctx, self.on_clarify(ctx) if self.on_clarify is not None else [])
         else:  # a plan written by hand (or by an earlier session) is used as it is
             ctx.doc.front.status, ctx.doc.front.round = RunStatus.RESEARCHING, max(ctx.doc.front.round, 1)
             ctx.save("plan")
-        if on_plan is not None and not on_plan(ctx):
+        if on_plan is None:
             return
+        # Until approved, the plan waits in status planning: after a quit, Ctrl-C or kill, the next
+        # run shows it for approval again instead of researching on a plan nobody approved.
+        ctx.doc.front.status = RunStatus.PLANNING
+        ctx.save("plan-review")
+        if on_plan(ctx):
+            ctx.doc.front.status = RunStatus.RESEARCHING
+            ctx.save("plan-approved")
 
     def _leave_resumable(self, ctx: RunContext) -> None:
         self.runner.stop_all()

@@ -1,0 +1,42 @@
+"""`deepresearch status [WORKDIR]`: the progress and summary of a running or finished run.
+
+Read-only: it takes no lock and writes nothing, so it is safe beside a run in progress.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from deepresearch.errors import UsageError
+from deepresearch.ui.render import render_view
+from deepresearch.ui.view import load_view
+from deepresearch.workspace import Workspace
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `status` subcommand to the app."""
+    app.command(
+        "status", help="Show the progress of a running or finished run (from task.md and logs/events.jsonl)."
+    )(status)
+
+
+def status(
+    workdir: Annotated[
+        Path | None, typer.Argument(help="The run folder (default: the current folder).", show_default=False)
+    ] = None,
+) -> None:
+    """Print phase, round, scores, the DAG, agents at work, counts, usage and the summary."""
+    workspace = Workspace((workdir or Path.cwd()).expanduser().resolve())
+    if not workspace.root.is_dir():
+        raise UsageError(f"no such folder: {workspace.root}")
+    view = load_view(workspace)
+    if view.doc is None and not view.progress.question:
+        raise UsageError(
+            f"no run in {workspace.root} (no task.md, no logs/events.jsonl)",
+            hint="pass the run's folder: deepresearch status DIR",
+        )
+    Console(highlight=False).print(render_view(view, with_summary=True))

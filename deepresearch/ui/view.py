@@ -1,0 +1,122 @@
+"""Everything the live display and `deepresearch status` show, read without disturbing a run.
+
+Read-only by design: no lock is taken, nothing is written. task.md is replaced atomically by the
+orchestrator, but a person may be halfway through an edit, so an unreadable task.md falls back to
+the newest snapshot that parses, and then to the events alone.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from deepresearch.errors import StateError
+from deepresearch.eventlog import read_events
+from deepresearch.sources.registry import SourceRegistry
+from deepresearch.state.lock import owner_alive, read_owner
+from deepresearch.state.model import TaskDoc, Verified
+from deepresearch.state.parser import parse_task_md
+from deepresearch.state.store import StateStore
+from deepresearch.ui.progress import RunProgress, fold
+from deepresearch.workspace import Workspace
+
+_READ_ATTEMPTS = 3
+_LOG_TAIL_BYTES = 4096
+_CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
+
+
+@dataclass
+class RunView:
+    """One moment of a run: its events folded, its task.md, and counts read from the workspace."""
+
+    workspace: Workspace
+    progress: RunProgress
+    doc: TaskDoc | None
+    doc_note: str = ""  # why the doc shown is not task.md itself, when it is not
+    sources_archived: int = 0
+    owner_pid: int | None = None  # a live process holding the workspace lock
+    now: float = 0.0
+
+    @property
+    def facts_verified(self) -> int:
+        """Facts whose quote was found in the archived source."""
+        return sum(f.verified is Verified.YES for f in self.doc.facts) if self.doc else 0
+
+    def elapsed(self, since: float | None, until: float | None = None) -> float | None:
+        """Seconds from `since` to `until` (default: now), or None when `since` is unknown."""
+        return None if since is None else max(0.0, (until or self.now) - since)
+
+
+def read_doc(workspace: Workspace) -> tuple[TaskDoc | None, str]:
+    """task.md (or the newest good snapshot when task.md cannot be read right now) and a note."""
+    store = StateStore(workspace)
+    problem = ""
+    for attempt in range(_READ_ATTEMPTS):
+        try:
+            return store.load(), ""
+        except StateError as exc:
+            if not store.exists() and not store.snapshots():
+                return None, ""
+            problem = str(exc).splitlines()[0]
+        except (OSError, UnicodeDecodeError) as exc:
+            problem = str(exc)
+        time.sleep(0.05 * (attempt + 1))  # a rename or an editor's save may be under way
+    snapshot = store.last_good_snapshot()
+    if snapshot is None:
+        return None, f"task.md cannot be read ({problem})"
+    doc = _parse_snapshot(workspace, snapshot)
+    return doc, f"task.md cannot be read right now ({problem}); showing {workspace.relative(snapshot)}"
+
+
+def _parse_snapshot(workspace: Workspace, snapshot: Path) -> TaskDoc | None:
+    try:
+        return parse_task_md(snapshot.read_text(encoding="utf-8"), path=workspace.relative(snapshot))
+    except (StateError, OSError, UnicodeDecodeError):
+        return None
+
+
+def lock_holder(workspace: Workspace) -> int | None:
+    """The PID of a live deepresearch process holding the workspace, or None."""
+    owner = read_owner(workspace.lock_file)
+    return owner.pid if owner is not None and owner_alive(owner) else None
+
+
+def count_archived(workspace: Workspace) -> int:
+    """Sources archived so far, from the source registry (read without its lock: appends are whole lines)."""
+    try:
+        return len(SourceRegistry(workspace).archived())
+    except OSError:
+        return 0
+
+
+def last_log_line(path: Path, width: int = 90) -> str:
+    """The last non-empty line of an agent's log, without terminal escapes, cut to `width`."""
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - _LOG_TAIL_BYTES))
+            tail = handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    for line in reversed(tail.splitlines()):
+        clean = _CONTROL.sub("", line).strip()
+        if clean and not clean.startswith("=== "):  # the runner's own markers: command, exit status
+            return clean if len(clean) <= width else clean[: width - 1] + "…"
+    return ""
+
+
+def load_view(workspace: Workspace, progress: RunProgress | None = None) -> RunView:
+    """A view of the run in `workspace`; `progress` defaults to its logs/events.jsonl folded."""
+    doc, note = read_doc(workspace)
+    return RunView(
+        workspace=workspace,
+        progress=progress if progress is not None else fold(read_events(workspace)),
+        doc=doc,
+        doc_note=note,
+        sources_archived=count_archived(workspace),
+        owner_pid=lock_holder(workspace),
+        now=time.time(),
+    )
