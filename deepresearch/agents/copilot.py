@@ -5,8 +5,11 @@ wins over any allow. Reading files inside the working directory needs no permiss
 `--allow-tool=write` (create and edit files without asking) and `--deny-tool=shell`, plus
 `--excluded-tools=bash,web_fetch,web_search` so the model is not even offered the shell or the
 web (URL access is unapproved anyway, hence denied in `-p` mode). Researchers get
-`--allow-all-tools --allow-all-urls`: shell, writes and fetches of any URL. Paths stay limited to
-the workspace (`-C DIR`) and the temp folder in both profiles. `--no-ask-user` keeps copilot from
+`--allow-all-tools --allow-all-urls --allow-all-paths`: shell, writes, fetches of any URL, and paths
+outside the workspace. The last one is needed because copilot checks the paths in shell commands
+too: without it, `/usr/local/bin/deepresearch archive URL` (any install outside the workspace) is
+"Permission denied" in `-p` mode (seen with 1.0.102). Writers' paths stay limited to the workspace
+(`-C DIR`) and the temp folder. `--no-ask-user` keeps copilot from
 pausing for input.
 
 Output (`--output-format json`) is JSON lines: `assistant.message{content}`,
@@ -36,7 +39,7 @@ from deepresearch.agents.parsing import (
 )
 
 WRITER_PERMISSIONS = ("--allow-tool=write", "--deny-tool=shell", "--excluded-tools=bash,web_fetch,web_search")
-RESEARCHER_PERMISSIONS = ("--allow-all-tools", "--allow-all-urls")
+RESEARCHER_PERMISSIONS = ("--allow-all-tools", "--allow-all-urls", "--allow-all-paths")
 
 
 class CopilotBackend:

@@ -77,7 +77,7 @@ CLAUDE_WRITER_TOOLS = [
 ]
 CLAUDE_RESEARCHER_TOOLS = ["--allowedTools", "Read Write Edit Glob Grep Bash WebFetch WebSearch"]
 COPILOT_WRITER = ["--allow-tool=write", "--deny-tool=shell", "--excluded-tools=bash,web_fetch,web_search"]
-COPILOT_RESEARCHER = ["--allow-all-tools", "--allow-all-urls"]
+COPILOT_RESEARCHER = ["--allow-all-tools", "--allow-all-urls", "--allow-all-paths"]
 CODEX_HEAD = [
     "codex",
     "exec",
@@ -240,7 +240,7 @@ def test_claude_never_asks_for_the_root_refused_permission_bypass() -> None:
 
 def test_copilot_researcher_profile_is_the_same_with_or_without_model() -> None:
     argv = CopilotBackend().build_argv(request(RESEARCHER))
-    assert argv[-2:] == COPILOT_RESEARCHER and "--model" not in argv
+    assert argv[-3:] == COPILOT_RESEARCHER and "--model" not in argv
 
 
 # --- environment ------------------------------------------------------------------------------
