@@ -16,6 +16,8 @@ from deepresearch.ui.render import render_view
 from deepresearch.ui.view import load_view
 from deepresearch.workspace import Workspace
 
+PIPE_WIDTH = 200
+
 
 def register(app: typer.Typer) -> None:
     """Add the `status` subcommand to the app."""
@@ -39,4 +41,7 @@ def status(
             f"no run in {workspace.root} (no task.md, no logs/events.jsonl)",
             hint="pass the run's folder: deepresearch status DIR",
         )
-    Console(highlight=False).print(render_view(view, with_summary=True))
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console = Console(highlight=False, width=PIPE_WIDTH)  # logs and pipes: do not wrap at 80
+    console.print(render_view(view, with_summary=True))
