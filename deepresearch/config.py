@@ -115,6 +115,7 @@ _POSITIVE |= {"archive_max_bytes", "archive_concurrency"}
 _POSITIVE |= {"max_chart_failures", "figure_timeout"}
 _NON_NEGATIVE = {"retries", "min_rounds", "backoff_base", "backoff_max", "min_improvement", "min_tier1_sources"}
 _NON_NEGATIVE |= {"weight_completeness", "weight_depth", "weight_reliability", "weight_actionability"}
+_NON_NEGATIVE |= {"max_figures"}
 
 
 def _coerce(key: str, value: Any, annotation: Any, source: str) -> Any:

@@ -14,6 +14,8 @@ from deepresearch.agents.runner import AgentRunner
 from deepresearch.config import Config, settings_snapshot
 from deepresearch.errors import BudgetExhaustedError, Interrupted
 from deepresearch.events import EventSink, Notice, RunFinished, RunStarted
+from deepresearch.pipeline.analyse import analyse
+from deepresearch.pipeline.charts import plan_charts
 from deepresearch.pipeline.context import RunContext, utc_now
 from deepresearch.pipeline.execute import execute_round
 from deepresearch.pipeline.plan import Answer, plan
@@ -143,7 +145,8 @@ class Orchestrator:
                 break
             reflect(ctx)
         if ctx.doc.front.status is RunStatus.SYNTHESIZING:
-            self.violations = len(synthesize(ctx).violations)
+            analysis, figures = analyse(ctx), plan_charts(ctx)  # optional; each skips itself
+            self.violations = len(synthesize(ctx, analysis, figures).violations)
             ctx.refresh()
             ctx.doc.front.status = RunStatus.COMPLETED
             ctx.save("completed")

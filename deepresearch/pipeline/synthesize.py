@@ -1,13 +1,19 @@
-"""Phase: synthesize. The synthesizer writes the report from task.md alone; code verifies it."""
+"""Phase: synthesize. The synthesizer writes the report from task.md alone; code verifies it.
+
+The synthesizer is told which figures were drawn and refers to them as "Figure N"; code places each
+figure after the paragraph that first refers to it, with a caption citing its sources.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from deepresearch.agents.runner import AgentCall
 from deepresearch.errors import AgentError
 from deepresearch.events import OutputRepair, PhaseFinished, PhaseStarted
+from deepresearch.figures import RenderedFigure, insert_figures
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.prompts import render_prompt
 from deepresearch.pipeline.step import run_step
@@ -35,36 +41,45 @@ def report_language(ctx: RunContext) -> str:
     return ctx.config.language or "the same language as the research question"
 
 
-def synthesize(ctx: RunContext) -> VerificationOutcome:
-    """Write the report (synthesizer, one repair), verify it by code, send violations back once,
-    then write report.md (with References, and a Verification section if anything remains)."""
+def synthesize(
+    ctx: RunContext, analysis: Path | None = None, figures: Sequence[RenderedFigure] = ()
+) -> VerificationOutcome:
+    """Write the report (synthesizer, one repair), place the figures, verify it by code, send
+    violations back once, then write report.md (with References, and Verification if anything remains).
+
+    `analysis` is the checked analyst file (None: none), `figures` the figures drawn for this report."""
     doc = ctx.doc
     ctx.sink(PhaseStarted("synthesize", doc.front.round))
     output = ctx.workspace.result_file("synthesizer")
-    prompt = synthesizer_prompt(ctx)
+    prompt = synthesizer_prompt(ctx, analysis, figures)
     step = run_step(ctx, "synthesizer", "synthesizer", "", prompt, output, parse_report)
     if step.value is None:
         raise AgentError(
             f"the synthesizer did not produce a usable report: {step.failure}",
             hint="the research is saved in task.md; run the same command again to retry the synthesis",
         )
-    draft = step.value
+    draft = insert_figures(step.value, figures)
     ctx.sink(PhaseFinished("synthesize", doc.front.round, "draft written"))
     ctx.sink(PhaseStarted("verify", doc.front.round))
-    first = verify_report(draft, doc, ctx.workspace.root)
+    first = verify_report(draft, doc, ctx.workspace.root, figures)
     if not first.passed:
-        draft = _repair_violations(ctx, prompt, output, first) or draft
-    outcome = verify_and_finalize(ctx.workspace, doc, draft)
+        # The repair prompt's line numbers are lines of the draft with its figures: that is the file
+        # the synthesizer is asked to fix (and the figure blocks in it are kept).
+        output.write_text(draft, encoding="utf-8")
+        repaired = _repair_violations(ctx, prompt, output, first)
+        draft = insert_figures(repaired, figures) if repaired else draft
+    outcome = verify_and_finalize(ctx.workspace, doc, draft, figures)
     detail = "all checks passed" if outcome.passed else f"{len(outcome.violations)} violations remain"
     ctx.sink(PhaseFinished("verify", doc.front.round, detail))
     return outcome
 
 
-def synthesizer_prompt(ctx: RunContext) -> str:
+def synthesizer_prompt(
+    ctx: RunContext, analysis: Path | None = None, figures: Sequence[RenderedFigure] = ()
+) -> str:
     """The synthesizer's rendered prompt."""
     doc = ctx.doc
     output = ctx.workspace.result_file("synthesizer")
-    analysis = ctx.workspace.result_file("analyst")
     return render_prompt(
         "synthesizer",
         role="synthesizer",
@@ -75,7 +90,8 @@ def synthesizer_prompt(ctx: RunContext) -> str:
         request=doc.request,
         language=report_language(ctx),
         outline=doc.outline,
-        analysis_file=ctx.workspace.relative(analysis) if analysis.is_file() else "",
+        analysis_file=ctx.workspace.relative(analysis) if analysis is not None else "",
+        figures=figures,
     )
 
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from deepresearch.figures import RenderedFigure, load_figures
 from deepresearch.report.blocks import strip_generated_sections
 from deepresearch.report.check import Violation, check_report
+from deepresearch.report.figure_check import figure_violations
 from deepresearch.report.html import render_html
 from deepresearch.report.knowledge import knowledge_export
 from deepresearch.report.references import finalize_report
@@ -28,20 +31,28 @@ class VerificationOutcome:
         return not self.violations
 
 
-def verify_report(report_text: str, doc: TaskDoc, workspace_root: Path) -> VerificationOutcome:
+def verify_report(
+    report_text: str, doc: TaskDoc, workspace_root: Path, figures: Sequence[RenderedFigure] | None = None
+) -> VerificationOutcome:
     """Check and finalize without writing anything (the pipeline's repair loop can use this).
 
     Generated sections are stripped before checking, so every violation's line is a line of the
     finalized text even when the agent wrote a References section in the middle of the report.
+    The figures checked are `figures`, else the run's manifest (assets/images/figures.json).
     """
     body = strip_generated_sections(report_text)
-    violations = check_report(body, doc, workspace_root)
+    drawn = load_figures(workspace_root) if figures is None else figures
+    violations = sorted(
+        check_report(body, doc, workspace_root) + figure_violations(body, drawn, workspace_root)
+    )
     return VerificationOutcome(violations, finalize_report(body, doc, workspace_root, violations))
 
 
-def verify_and_finalize(workspace: Workspace, doc: TaskDoc, report_text: str) -> VerificationOutcome:
+def verify_and_finalize(
+    workspace: Workspace, doc: TaskDoc, report_text: str, figures: Sequence[RenderedFigure] | None = None
+) -> VerificationOutcome:
     """Verify the report, then write report.md, report.html and knowledge.json into the workspace."""
-    outcome = verify_report(report_text, doc, workspace.root)
+    outcome = verify_report(report_text, doc, workspace.root, figures)
     atomic_write(workspace.report_md, outcome.final_text)
     atomic_write(workspace.report_html, render_html(outcome.final_text, doc, workspace.root))
     knowledge = json.dumps(knowledge_export(doc), ensure_ascii=False, indent=2)

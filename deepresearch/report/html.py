@@ -3,12 +3,14 @@
 The markdown is rendered with the same parser the checks use (raw HTML off, so everything from the
 report is escaped). The token stream is then adjusted: headings get ids and feed the table of
 contents, each `[S01]` in the body becomes a link to its reference entry `#ref-S01`, reference
-entries get those ids, and archive links are marked so readers (and tests) can find them.
+entries get those ids, and archive links are marked so readers (and tests) can find them. Figures
+(`assets/images/figure-N.png`) are shown as their SVG, embedded as a data URI.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import re
 from concurrent.futures import ThreadPoolExecutor
 from importlib.resources import files
@@ -35,6 +37,7 @@ CHROMIUM_ARGS = [
 ]
 _SLUG_DROP = re.compile(r"[^\w\- ]+")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_FIGURE_PNG = re.compile(r"(?:\./)?(assets/images/figure-\d+)\.png")
 
 
 def _plain(inline: Token) -> str:
@@ -115,6 +118,20 @@ def _link_citations(inline: Token, targets: dict[str, str]) -> None:
     inline.children = children
 
 
+def _embed_figures(tokens: list[Token], workspace_root: Path) -> None:
+    """Show each figure as its SVG, embedded so the page stays one offline file (PNG if no SVG)."""
+    for tok in tokens:
+        for child in (tok.children or []) if tok.type == "inline" else []:
+            match = _FIGURE_PNG.fullmatch(str(child.attrGet("src") or "")) if child.type == "image" else None
+            if match is None:
+                continue
+            svg = workspace_root / f"{match.group(1)}.svg"
+            if svg.is_file():
+                encoded = base64.b64encode(svg.read_bytes()).decode("ascii")
+                child.attrSet("src", f"data:image/svg+xml;base64,{encoded}")
+            child.attrSet("class", "figure")
+
+
 def _headings(tokens: list[Token]) -> list[tuple[int, str, str]]:
     """Give every heading an id; return (level, id, text) for each."""
     used: set[str] = set()
@@ -142,6 +159,7 @@ def render_html(final_report_text: str, doc: TaskDoc, workspace_root: Path) -> s
     for tok in tokens:
         if tok.type == "inline" and not _in_generated(tok, ranges):
             _link_citations(tok, targets)
+    _embed_figures(tokens, workspace_root)
     headings = _headings(tokens)
     # A leading level-1 heading is the page title; the table of contents goes right after it.
     split = 3 if tokens and tokens[0].type == "heading_open" and tokens[0].tag == "h1" else 0

@@ -83,12 +83,12 @@ def test_full_run_produces_state_report_logs_and_parallel_executors(
 
     report = (work / "report.md").read_text()
     assert report.startswith("# ") and "[S01]" in report
-    for name in ("planner", "supervisor", "E1", "E2", "E3", "reflector", "synthesizer"):
+    for name in ("planner", "supervisor", "E1", "E2", "E3", "reflector", "analyst", "charts", "synthesizer"):
         assert (work / "logs" / f"{name}.log").is_file(), name
         assert (work / "logs" / "prompts" / f"{name}.md").is_file(), name
         assert (work / "logs" / f"{name}_result.md").is_file(), name
     assert "Output file: logs/E1_result.md" in (work / "logs" / "prompts" / "E1.md").read_text()
-    assert (work / "logs" / "orchestrator.log").read_text().count("agent_finished") == 7
+    assert (work / "logs" / "orchestrator.log").read_text().count("agent_finished") == 9
 
     spans = intervals(work, "executor")
     (s1, e1), (s2, e2), (s3, _e3) = spans["E1"], spans["E2"], spans["E3"]
