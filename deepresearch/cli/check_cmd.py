@@ -1,4 +1,6 @@
-"""`deepresearch check [WORKDIR]`: verify report.md against task.md and the archived sources."""
+"""`deepresearch check [WORKDIR]`: verify report.md against task.md, the archived sources and the
+figures drawn for it (assets/images/figures.json: every figure referred to exists, every figure is
+in the report with a caption citing its sources)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import typer
 
 from deepresearch.config import load_config
 from deepresearch.errors import CheckFailedError, UsageError
+from deepresearch.figures import RenderedFigure, load_figures
 from deepresearch.report.check import format_violation
 from deepresearch.report.finalize import VerificationOutcome, verify_and_finalize
 from deepresearch.report.html import render_pdf
@@ -21,7 +24,7 @@ def register(app: typer.Typer) -> None:
     """Add the `check` subcommand to the app."""
     app.command(
         "check",
-        help="Verify report.md against task.md and the archives; write its References, "
+        help="Verify report.md against task.md, the archives and its figures; write its References, "
         "report.html and knowledge.json.",
     )(check)
 
@@ -41,12 +44,14 @@ def check(
     workspace = Workspace((workdir or Path.cwd()).resolve())
     report_text = _read_report(workspace)
     doc = StateStore(workspace).load()
-    outcome = verify_and_finalize(workspace, doc, report_text)
+    figures = load_figures(workspace.root)
+    outcome = verify_and_finalize(workspace, doc, report_text, figures)
     pdf_path = workspace.root / "report.pdf"
     if pdf:
         render_pdf(workspace.report_html, pdf_path, load_config(workspace.root).chromium_path)
     if as_json:
-        typer.echo(json.dumps(_as_json(workspace, outcome, pdf_path if pdf else None), ensure_ascii=False))
+        data = _as_json(workspace, outcome, figures, pdf_path if pdf else None)
+        typer.echo(json.dumps(data, ensure_ascii=False))
     else:
         for violation in outcome.violations:
             typer.echo(format_violation(violation))
@@ -83,10 +88,16 @@ def _read_report(workspace: Workspace) -> str:
         ) from exc
 
 
-def _as_json(workspace: Workspace, outcome: VerificationOutcome, pdf: Path | None) -> dict[str, object]:
+def _as_json(
+    workspace: Workspace, outcome: VerificationOutcome, figures: list[RenderedFigure], pdf: Path | None
+) -> dict[str, object]:
     return {
         "passed": outcome.passed,
         "violations": [{"line": v.line, "kind": v.kind, "message": v.message} for v in outcome.violations],
+        "figures": [
+            {"number": f.number, "title": f.title, "png": f.png, "svg": f.svg, "sources": list(f.sources)}
+            for f in figures
+        ],
         "report": str(workspace.report_md),
         "html": str(workspace.report_html),
         "knowledge": str(workspace.knowledge_json),

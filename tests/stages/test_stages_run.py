@@ -9,6 +9,7 @@ Three runs, each shared by the tests that look at it:
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Iterator
@@ -209,7 +210,13 @@ def test_check_command_verifies_figure_references_and_captions(analytical: Run, 
     work = tmp_path / "copy"
     shutil.copytree(analytical.work, work)
     env = stage_env(tmp_path)
-    assert cli(["check", str(work)], env, tmp_path).returncode == 0
+    clean = cli(["check", str(work), "--json"], env, tmp_path)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    listed = json.loads(clean.stdout)["figures"]
+    assert [(f["number"], f["png"], len(f["sources"])) for f in listed] == [
+        (1, "assets/images/figure-1.png", 2),
+        (2, "assets/images/figure-2.png", 2),
+    ]
 
     lines = (work / "report.md").read_text().splitlines()
     caption = next(i for i, line in enumerate(lines) if line.startswith("*Figure 1:"))
