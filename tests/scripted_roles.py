@@ -22,8 +22,9 @@ def header(prompt: str, name: str) -> str:
 
 
 def archive_command(prompt: str) -> list[str] | None:
-    """The archive command an executor prompt names ("- Archive: `<command>` URL")."""
-    match = re.search(r"- Archive: `([^`]+)` URL", prompt)
+    """The archive command an executor prompt names ("- Archive: `<command> URL`", or the URL
+    outside the backticks)."""
+    match = re.search(r"- Archive: `([^`]+?)(?: URL)?`", prompt)
     return shlex.split(match.group(1)) if match else None
 
 
