@@ -57,7 +57,8 @@ def plan_charts(ctx: RunContext) -> list[RenderedFigure]:
             repaired=bool(plans), max_chart_failures=ctx.config.max_chart_failures,
         )  # fmt: skip
         plans.append(plan)
-        return (None, plan.problems) if plan.needs_repair else (plan, [])
+        # One line per problem: an excerpt may span a fact's statement and quote.
+        return (None, [" ".join(p.split()) for p in plan.problems]) if plan.needs_repair else (plan, [])
 
     step = run_step(ctx, "charts", "charts", "", charts_prompt(ctx, facts), output, parse)
     if step.value is None:
@@ -74,7 +75,7 @@ def _draw(ctx: RunContext, plan: FigurePlan) -> list[RenderedFigure]:
     for problem in plan.file_problems:
         ctx.sink(Notice(f"charts: {problem}", "warning"))
     for rejected in plan.rejected:
-        reasons = "; ".join(rejected.problems)
+        reasons = " ".join("; ".join(rejected.problems).split())
         ctx.sink(
             Notice(f"chart {rejected.index} ({rejected.title or 'untitled'}) dropped: {reasons}", "warning")
         )
