@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -126,3 +127,38 @@ def test_quit_keeps_the_plan_unapproved_and_the_next_run_asks_again(
     prompt = (work / "logs" / "prompts" / "planner.md").read_text(encoding="utf-8")
     assert "Drop the context task." in prompt
     assert StateStore(Workspace(work)).load().front.status is RunStatus.COMPLETED
+
+
+def test_yes_approves_without_asking_but_interactive_still_clarifies(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
+    work = tmp_path / "ws"
+    work.mkdir()
+    write_workspace_config(work)
+    env = interactive_env(tmp_path, clean_env, pages)
+    child = spawn(["-p", "What is alpha?", "-o", str(work), "--interactive", "--yes"], env, tmp_path)
+    child.expect("1/3")
+    child.sendline("Only 2024")
+    for n in (2, 3):
+        child.expect(f"{n}/3")
+        child.sendline("")
+    index = child.expect([MENU, "research completed"], timeout=120)
+    assert index == 1, "--yes must not ask for approval"
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    assert "A: Only 2024" in (work / "logs" / "prompts" / "planner.md").read_text(encoding="utf-8")
+
+
+def test_without_a_terminal_there_is_no_asking(tmp_path: Path, clean_env: dict[str, str]) -> None:
+    def run(args: list[str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "deepresearch", *args],
+            cwd=tmp_path, env=clean_env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+
+    bare = run(["-o", "ws", "--agent", "custom"])
+    assert bare.returncode == 2 and 'use -p "question" or -f input.md' in bare.stderr
+    forced = run(["-p", "What is alpha?", "-o", "ws", "--agent", "custom", "--interactive"])
+    assert forced.returncode == 2 and "--interactive needs a terminal" in forced.stderr
+    assert not (tmp_path / "ws" / "task.md").exists()
