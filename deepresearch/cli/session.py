@@ -117,7 +117,8 @@ def _reviews_plan(options: RunOptions, doc: TaskDoc) -> bool:
     return _asks_questions(options) or awaiting
 
 
-def _display(workspace: Workspace, options: RunOptions, console: Console) -> Any:
+def _display(workspace: Workspace, options: RunOptions, console: Console) -> LiveDisplay | PlainDisplay:
+    """Live on a terminal, timestamped lines otherwise (logs, CI)."""
     if options.stdout_terminal:
         return LiveDisplay(workspace, console, quiet=options.quiet)
     return PlainDisplay(sys.stdout, quiet=options.quiet)
@@ -157,7 +158,9 @@ def start_run(options: RunOptions, environ: dict[str, str]) -> RunSummary | None
         )
 
 
-def _interaction(console: Console, environ: dict[str, str], display: object) -> Interaction:
+def _interaction(
+    console: Console, environ: dict[str, str], display: LiveDisplay | PlainDisplay | None
+) -> Interaction:
     def pause() -> AbstractContextManager[None]:
         return display.paused() if isinstance(display, LiveDisplay) else nullcontext()
 
