@@ -1,0 +1,158 @@
+"""Running the real agent CLIs through `deepresearch -p` against the scripted model server.
+
+Where the CLIs are: `.ci/agent-clis/node_modules/.bin` (installed by `.ci/install-agent-clis`), else
+on PATH. Each CLI is pointed at the model server the way a user points it at a proxy or a local
+model: environment variables for claude, gemini and copilot, a custom provider in `backend_args`
+for codex (it ignores OPENAI_BASE_URL). HOME is a fresh folder, so no user login or setting leaks in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.helpers import REPO
+
+CLI_BIN = REPO / ".ci" / "agent-clis" / "node_modules" / ".bin"
+CLIS = ("claude", "gemini", "codex", "copilot")
+MODELS = {
+    "claude": "claude-sonnet-4-5",
+    "gemini": "gemini-2.5-flash",
+    "codex": "gpt-5-codex",
+    "copilot": "gpt-4.1",
+}
+API_KEY = "scripted-test-key"
+
+
+def find_cli(name: str) -> Path | None:
+    """The CLI's executable: the CI install first, else PATH; None when neither has it."""
+    local = CLI_BIN / name
+    if local.exists():
+        return local
+    found = shutil.which(name)
+    return Path(found) if found else None
+
+
+def cli_env(name: str, server_url: str, home: Path, base: dict[str, str]) -> dict[str, str]:
+    """`base` with HOME at `home`, the CLI's folder first on PATH, and the CLI aimed at the server."""
+    cli = find_cli(name)
+    assert cli is not None, name
+    env = {
+        k: v for k, v in base.items() if not k.startswith(("ANTHROPIC_", "GEMINI_", "GOOGLE_", "COPILOT_"))
+    }
+    env.pop("OPENAI_API_KEY", None)
+    env.pop("GH_TOKEN", None)
+    env.pop("GITHUB_TOKEN", None)
+    env.update(HOME=str(home), PATH=f"{cli.parent}{os.pathsep}{base.get('PATH', '')}", NO_COLOR="1")
+    if name == "claude":
+        env.update(ANTHROPIC_BASE_URL=server_url, ANTHROPIC_API_KEY=API_KEY)
+    elif name == "gemini":
+        env.update(GOOGLE_GEMINI_BASE_URL=server_url, GEMINI_API_KEY=API_KEY)
+        # A user's own setting, which the backend keeps: one attempt inside gemini instead of two
+        # (each of its retries waits ~5 s), so our backoff does all the retrying.
+        settings = home / ".gemini" / "settings.json"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(json.dumps({"general": {"maxAttempts": 1}}), encoding="utf-8")
+    elif name == "copilot":
+        env.update(
+            COPILOT_PROVIDER_BASE_URL=f"{server_url}/v1",
+            COPILOT_PROVIDER_API_KEY=API_KEY,
+            COPILOT_OFFLINE="true",
+        )
+    elif name == "codex":
+        env.update(SCRIPTED_MODEL_KEY=API_KEY)
+    return env
+
+
+def codex_provider_args(server_url: str) -> list[str]:
+    """`-c` options that give codex a custom provider at the server (Responses API over HTTP SSE)."""
+    provider = (
+        f'{{name="scripted",base_url="{server_url}/v1",env_key="SCRIPTED_MODEL_KEY",wire_api="responses",'
+        "supports_websockets=false,request_max_retries=0,stream_max_retries=0}"
+    )
+    return ["-c", 'model_provider="scripted"', "-c", f"model_providers.scripted={provider}"]
+
+
+def write_config(workdir: Path, name: str, server_url: str, **settings: Any) -> None:
+    """deepresearch.yaml for one quick run with the real CLI `name`."""
+    config: dict[str, Any] = {
+        "agent": name,
+        "model": MODELS[name],
+        "max_rounds": 1,
+        "concurrency": 1,
+        "agent_timeout": 120,
+        "retries": 1,
+        "backoff_base": 0.2,
+        "max_batches": 1,
+        # The analyst and chart roles are writers like the reflector: the fake-agent tests cover them.
+        "analysis": "never",
+        "max_figures": 0,
+    }
+    if name == "codex":
+        config["backend_args"] = {"codex": codex_provider_args(server_url)}
+    config.update(settings)
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "deepresearch.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+
+
+def run_deepresearch(
+    args: list[str], env: dict[str, str], cwd: Path, timeout: float = 400
+) -> subprocess.CompletedProcess[str]:
+    """`python -m deepresearch ARGS` as a real subprocess."""
+    return subprocess.run(
+        [sys.executable, "-m", "deepresearch", *args],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def events(workdir: Path) -> list[dict[str, Any]]:
+    """logs/events.jsonl of a run."""
+    path = workdir / "logs" / "events.jsonl"
+    return (
+        [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []
+    )
+
+
+def attempts(workdir: Path, role: str) -> list[dict[str, Any]]:
+    """The agent_finished events of a role, in order."""
+    return [e for e in events(workdir) if e["event"] == "agent_finished" and e["role"] == role]
+
+
+@dataclass(frozen=True)
+class Leftover:
+    """A process that is still alive and belongs to a finished run."""
+
+    pid: int
+    pgid: int
+    cmdline: str
+
+
+def leftovers(workdir: Path, groups: set[int]) -> list[Leftover]:
+    """Live processes in one of `groups` or running in `workdir`, after a short grace period."""
+    deadline = time.monotonic() + 5
+    while True:
+        found = []
+        for proc in Path("/proc").iterdir():
+            if not proc.name.isdigit():
+                continue
+            try:
+                pgid = os.getpgid(int(proc.name))
+                cwd = os.readlink(proc / "cwd")
+                cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, ProcessLookupError):
+                continue
+            if state != "Z" and (pgid in groups or cwd == str(workdir) or cwd.startswith(f"{workdir}/")):
+                found.append(Leftover(int(proc.name), pgid, cmdline.strip()))
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.2)

@@ -1,0 +1,156 @@
+"""The real claude, gemini, codex and copilot binaries run through `deepresearch -p` against the
+scripted model server (tests/model_server.py): a complete verified run per CLI (with a 429 and a 500
+retried by our backoff on the way), 401 as a login error without retries, a 500 that never stops,
+and a server that never answers.
+
+The CLIs come from `.ci/install-agent-clis` (or PATH); a missing one skips with that reason.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from deepresearch.agents.registry import BUILTIN
+from deepresearch.errors import ExitCode
+from deepresearch.state.model import RunStatus, TaskStatus
+from deepresearch.state.store import StateStore
+from deepresearch.workspace import Workspace
+from tests.helpers import PageServer
+from tests.integration.harness import (
+    CLIS,
+    attempts,
+    cli_env,
+    events,
+    find_cli,
+    leftovers,
+    run_deepresearch,
+    write_config,
+)
+from tests.model_server import Fault, ModelServer, Script
+
+pytestmark = pytest.mark.integration
+
+QUESTION = "What do the E1 and E2 bulletins report for 2025?"
+# Requests one CLI process makes for one prompt answered 401 (its own retries, seen with the
+# pinned versions): more would mean deepresearch retried.
+REQUESTS_PER_401 = {"claude": 2, "gemini": 1, "codex": 1, "copilot": 3}
+
+
+def _param(name: str) -> object:
+    reason = f"{name} is not installed: run .ci/install-agent-clis (or put {name} on PATH)"
+    return pytest.param(name, marks=pytest.mark.skipif(find_cli(name) is None, reason=reason), id=name)
+
+
+ALL_CLIS = [_param(name) for name in CLIS]
+
+
+@dataclass
+class Research:
+    """One finished `deepresearch -p` run and what the model server saw."""
+
+    proc: subprocess.CompletedProcess[str]
+    work: Path
+    server: ModelServer
+
+    @property
+    def said(self) -> str:
+        return f"exit {self.proc.returncode}\n{self.proc.stdout[-3000:]}\n{self.proc.stderr[-3000:]}"
+
+
+RunResearch = Callable[..., Research]
+
+
+@pytest.fixture
+def research(tmp_path: Path, clean_env: dict[str, str]) -> RunResearch:
+    """A function that runs one research with a real CLI against a scripted model server."""
+
+    def run(cli: str, faults: list[Fault], **settings: object) -> Research:
+        work, home = tmp_path / "ws", tmp_path / "home"
+        home.mkdir(exist_ok=True)
+        with PageServer() as pages, ModelServer(Script(work, pages.base_url, faults)) as server:
+            write_config(work, cli, server.base_url, **settings)
+            env = cli_env(cli, server.base_url, home, clean_env)
+            proc = run_deepresearch(["-p", QUESTION, "-o", str(work)], env, tmp_path)
+        return Research(proc, work, server)
+
+    return run
+
+
+def failures(work: Path, role: str) -> list[str | None]:
+    """The failure kind of each attempt of a role (None: it succeeded)."""
+    return [e.get("failure") for e in attempts(work, role)]
+
+
+def retries(work: Path, role: str) -> list[float]:
+    """The backoff delays deepresearch logged for a role."""
+    return [e["delay"] for e in events(work) if e["event"] == "agent_retry" and e["role"] == role]
+
+
+@pytest.mark.parametrize("cli", ALL_CLIS)
+def test_complete_run_ends_with_a_verified_report(research: RunResearch, cli: str) -> None:
+    run = research(
+        cli,
+        [Fault(429, "planner", until_retried=True), Fault(500, "reflector", until_retried=True)],
+        concurrency=2,
+    )
+    assert run.proc.returncode == 0, run.said
+    check = subprocess.run(
+        [sys.executable, "-m", "deepresearch", "check", str(run.work)],
+        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert check.returncode == 0, check.stdout + check.stderr
+
+    doc = StateStore(Workspace(run.work)).load()
+    assert doc.front.status is RunStatus.COMPLETED
+    assert [t.status for t in doc.tasks] == [TaskStatus.DONE, TaskStatus.DONE]
+    assert {f.verified.value for f in doc.facts} == {"yes"} and len(doc.facts) == 2
+    assert all((run.work / s.archive).is_file() for s in doc.sources) and len(doc.sources) == 2
+    assert "[S01]" in (run.work / "report.md").read_text(encoding="utf-8")
+
+    # The 429 and the 500 failed one whole CLI call each; our backoff retried it.
+    assert failures(run.work, "planner") == ["rate_limited", None], run.said
+    assert failures(run.work, "reflector") == ["overloaded", None], run.said
+    assert retries(run.work, "planner") == retries(run.work, "reflector") == [0.2]
+    # Executors archived their page through the CLI's own shell tool, then wrote their file.
+    for label in ("E1", "E2"):
+        moves = [s.answer for s in run.server.seen(label=label)]
+        assert len(moves) == 3 and moves[-1] == "text", moves
+
+
+@pytest.mark.parametrize("cli", ALL_CLIS)
+def test_401_is_a_login_error_without_retries(research: RunResearch, cli: str) -> None:
+    run = research(cli, [Fault(401)])
+    assert run.proc.returncode == ExitCode.NO_AGENT, run.said
+    assert f"{cli} is not logged in" in run.proc.stderr
+    assert BUILTIN[cli]().login_hint in run.proc.stderr
+    assert failures(run.work, "planner") == ["not_logged_in"]
+    assert retries(run.work, "planner") == []
+    assert len(run.server.seen()) == REQUESTS_PER_401[cli], run.server.seen()
+
+
+@pytest.mark.parametrize("cli", ALL_CLIS)
+def test_500_forever_fails_clearly_after_our_retries(research: RunResearch, cli: str) -> None:
+    run = research(cli, [Fault(500)], retries=1, backoff_base=0.1)
+    assert run.proc.returncode == ExitCode.AGENT, run.said
+    assert f"{cli}: the API is overloaded or failing" in run.proc.stderr
+    assert failures(run.work, "planner") == ["overloaded", "overloaded"]
+    assert retries(run.work, "planner") == [0.1]
+
+
+@pytest.mark.parametrize("cli", ALL_CLIS)
+def test_server_that_never_answers_is_stopped_with_the_whole_process_group(
+    research: RunResearch, cli: str
+) -> None:
+    run = research(cli, [Fault(None)], retries=0, agent_timeout=8)
+    assert run.proc.returncode == ExitCode.AGENT, run.said
+    assert f"{cli} did not finish within 8s" in run.proc.stderr
+    assert failures(run.work, "planner") == ["timeout"]
+    assert [s.status for s in run.server.seen()] == [0], "the CLI should have been waiting for the server"
+    started = [e["pid"] for e in events(run.work) if e["event"] == "agent_started"]
+    assert leftovers(run.work, set(started)) == []
