@@ -143,6 +143,7 @@ class RunFinished(Event):
     output_tokens: int
     cost_usd: float
     violations: int | None = None  # report verification: None when no report was verified
+    calls_by_role: dict[str, int] = field(default_factory=dict)
 
 
 class EventSink(Protocol):

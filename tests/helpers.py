@@ -18,16 +18,22 @@ def fake_agent_command() -> list[str]:
     return [sys.executable, str(FAKE_AGENT), "--prompt-file", "{prompt_file}", "--workdir", "{workdir}"]
 
 
-def write_workspace_config(workdir: Path, **settings: object) -> Path:
-    """deepresearch.yaml in `workdir` that selects the fake agent through the custom backend."""
+def write_workspace_config(workdir: Path, browser: bool = False, **settings: object) -> Path:
+    """deepresearch.yaml in `workdir` that selects the fake agent through the custom backend.
+
+    Without `browser`, archiving takes its plain-HTTP fallback (no Chromium at the configured path):
+    pipeline tests stay fast and steady on a loaded machine; the tests that prove the browser route
+    pass browser=True."""
     # One batch per executor task unless a test says otherwise: most tests count agent calls.
-    config = {
+    config: dict[str, object] = {
         "agent": "custom",
         "custom_command": fake_agent_command(),
         "retries": 1,
         "backoff_base": 0.01,
         "max_batches": 1,
     }
+    if not browser:
+        config["chromium_path"] = str(workdir / "no-chromium-here")
     config.update(settings)
     path = workdir / "deepresearch.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")

@@ -71,7 +71,7 @@ def new_document(question: str, config: Config, agents: dict[str, str]) -> TaskD
 def role_agents(config: Config) -> dict[str, str]:
     """role → "agent" or "agent/model", as recorded in the front matter."""
     out = {}
-    for role in ("planner", "supervisor", "executor", "reflector", "synthesizer"):
+    for role in ("planner", "supervisor", "executor", "reflector", "analyst", "charts", "synthesizer"):
         rc = config.role(role)
         out[role] = f"{rc.agent}/{rc.model}" if rc.model else str(rc.agent)
     return out
@@ -193,6 +193,6 @@ class Orchestrator:
         self.sink(
             RunFinished(summary.status, summary.reason, summary.report, summary.rounds, summary.scores,
                         summary.agent_calls, summary.input_tokens, summary.output_tokens, summary.cost_usd,
-                        summary.violations)
+                        summary.violations, summary.calls_by_role)
         )  # fmt: skip
         return summary

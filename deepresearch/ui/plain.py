@@ -64,10 +64,19 @@ def summary_text(event: RunFinished) -> str:
         f"research {event.status}" + (f": {event.reason}" if event.reason else ""),
         f"  report: {event.report or '-'}" + _verification(event.violations),
         f"  rounds: {event.rounds}; scores: {scores}",
-        f"  agent calls: {event.agent_calls}; tokens: {event.input_tokens} in / {event.output_tokens} out; "
-        f"cost: ${event.cost_usd:.4f}",
+        f"  agent calls: {event.agent_calls}{by_role(event.calls_by_role)}; tokens: {event.input_tokens} in / "
+        f"{event.output_tokens} out; cost: ${event.cost_usd:.4f}",
     ]
     return "\n".join(lines)
+
+
+def by_role(calls: dict[str, int]) -> str:
+    """ " (planner 1, executor 4, ...)" in pipeline order, or "" when nothing was counted."""
+    order = ("planner", "supervisor", "executor", "reflector", "analyst", "charts", "synthesizer")
+    known = [(r, calls[r]) for r in order if r in calls] + [
+        (r, n) for r, n in calls.items() if r not in order
+    ]
+    return " (" + ", ".join(f"{r} {n}" for r, n in known) + ")" if known else ""
 
 
 def _verification(violations: int | None) -> str:

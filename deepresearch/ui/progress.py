@@ -49,6 +49,7 @@ class RunProgress:
     tasks: dict[str, TaskTiming] = field(default_factory=dict)
     running: dict[str, AgentRun] = field(default_factory=dict)
     agent_calls: int = 0
+    calls_by_role: dict[str, int] = field(default_factory=dict)
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
@@ -94,6 +95,8 @@ class RunProgress:
     def _agent_finished(self, event: Mapping[str, Any], ts: float) -> None:
         self.running.pop(str(event.get("label", "")), None)
         self.agent_calls += 1
+        role = str(event.get("role") or "?")
+        self.calls_by_role[role] = self.calls_by_role.get(role, 0) + 1
         self.input_tokens += int(_number(event.get("input_tokens")) or 0)
         self.output_tokens += int(_number(event.get("output_tokens")) or 0)
         self.cost_usd += _number(event.get("cost_usd")) or 0.0

@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from deepresearch.state.model import RunStatus
+from deepresearch.ui.plain import by_role
 from deepresearch.ui.tables import duration, progress_dag_table
 from deepresearch.ui.view import RunView, last_log_line
 
@@ -108,8 +109,8 @@ def summary_lines(view: RunView) -> list[str]:
         f"research {status}" + (f": {reason}" if reason else ""),
         f"  report: {report or '-'}{verified}",
         f"  rounds: {rounds}; scores: {score_history(view)}",
-        f"  agent calls: {p.agent_calls}; tokens: {p.input_tokens} in / {p.output_tokens} out; "
-        f"cost: ${p.cost_usd:.4f}",
+        f"  agent calls: {p.agent_calls}{by_role(p.calls_by_role)}; tokens: {p.input_tokens} in / "
+        f"{p.output_tokens} out; cost: ${p.cost_usd:.4f}",
     ]
 
 

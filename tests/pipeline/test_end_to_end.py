@@ -59,7 +59,7 @@ def test_full_run_produces_state_report_logs_and_parallel_executors(
 ) -> None:
     work = tmp_path / "ws"
     work.mkdir()
-    write_workspace_config(work, concurrency=3)
+    write_workspace_config(work, browser=True, concurrency=3)
     with PageServer() as pages:
         scenario = write_scenario(
             tmp_path / "scenario.yaml",

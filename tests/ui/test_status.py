@@ -61,7 +61,7 @@ def test_plain_output_is_line_oriented_with_every_phase_and_status_summarises_th
     assert "What is alpha?" in out and "finished" in out
     assert "research completed: quality threshold met" in out
     assert f"report: {work / 'report.md'}" in out and "rounds: 1; scores: 8" in out
-    assert f"agent calls: {calls};" in out and "cost: $" in out
+    assert f"agent calls: {calls} (planner 1, supervisor 1, executor 2," in out and "cost: $" in out
     assert re.search(r"E1 .*done", out) and re.search(r"E2 .*done", out)
     assert "sources archived: 2" in out and "(2 verified)" in out
 
