@@ -133,17 +133,19 @@ class ModelServer:
                 json.dumps(body, indent=1), encoding="utf-8"
             )
         turn = wire.read(body)
-        found = PROMPT_FILE.search(turn.text)
-        if not found or not turn.tools:
-            self._record(Seen(path, "", "", 200, len(turn.results), "text"))
-            return Answer(200, wire.text("OK", turn.model))
-        prompt = (self.script.workdir / found.group(1)).read_text(encoding="utf-8")
-        role, label = roles.header(prompt, "Role"), Path(found.group(1)).stem
+        found = PROMPT_FILE.search(turn.text) if turn.tools else None
+        role = label = ""  # a request without our prompt: a ping, or the CLI's own housekeeping
+        if found:
+            prompt = (self.script.workdir / found.group(1)).read_text(encoding="utf-8")
+            role, label = roles.header(prompt, "Role"), Path(found.group(1)).stem
         fault = self._fault(role)
         if fault is not None:
             status = fault.status or 0
             self._record(Seen(path, role, label, status, len(turn.results), "error"))
             return Answer(fault.status, wire.error(status) if status else {}, fault.headers)
+        if not found:
+            self._record(Seen(path, "", "", 200, len(turn.results), "text"))
+            return Answer(200, wire.text("OK", turn.model))
         if len(self.seen(label=label)) >= RUNAWAY:
             self._record(Seen(path, role, label, 400, len(turn.results), "error"))
             return Answer(400, wire.error(400))  # a CLI looping on our answers: fail fast, visibly
@@ -161,6 +163,7 @@ class ModelServer:
             self.requests.append(seen)
 
     def _fault(self, role: str) -> Fault | None:
+        """The first fault for this role ("" for requests without our prompt: faults for all)."""
         for fault in self.script.faults:
             if fault.role not in (None, role):
                 continue
@@ -302,7 +305,7 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
                 self._json(answer.status, answer.body, answer.headers)
                 return
             self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Content-Type", "text/event-stream" if wire.stream else "application/json")
             self.send_header("Cache-Control", "no-cache")
             self.send_header("Connection", "close")
             self.end_headers()

@@ -40,6 +40,7 @@ class Wire(Protocol):
     """One API's request reading and answer encoding."""
 
     name: str
+    stream: bool  # answers are server-sent events (else one JSON body)
 
     def read(self, body: dict[str, Any]) -> Turn: ...
 
@@ -79,6 +80,7 @@ class Anthropic:
     """Anthropic Messages: `POST /v1/messages` (claude)."""
 
     name = "anthropic"
+    stream = True
 
     def read(self, body: dict[str, Any]) -> Turn:
         texts, results = _texts(body.get("system")), []
@@ -127,6 +129,7 @@ class ChatCompletions:
     """OpenAI chat completions: `POST /v1/chat/completions` (copilot)."""
 
     name = "chat"
+    stream = True
 
     def read(self, body: dict[str, Any]) -> Turn:
         texts, results = [], []
@@ -171,6 +174,7 @@ class Responses:
     """OpenAI Responses: `POST /v1/responses` (codex)."""
 
     name = "responses"
+    stream = True
 
     def read(self, body: dict[str, Any]) -> Turn:
         texts, results = _texts(body.get("instructions")), []
@@ -227,9 +231,13 @@ class Responses:
 
 
 class Gemini:
-    """Gemini: `POST /v1beta/models/{model}:streamGenerateContent?alt=sse` (gemini)."""
+    """Gemini: `POST /v1beta/models/{model}:streamGenerateContent?alt=sse` (gemini), and the plain
+    JSON `:generateContent` it uses for side calls (e.g. choosing a model when none is given)."""
 
     name = "gemini"
+
+    def __init__(self, stream: bool = True) -> None:
+        self.stream = stream
 
     def read(self, body: dict[str, Any]) -> Turn:
         texts, results = _texts(body.get("systemInstruction")), []
@@ -250,7 +258,8 @@ class Gemini:
         candidate = {"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}
         usage = {"promptTokenCount": USAGE_IN, "candidatesTokenCount": USAGE_OUT,
                  "totalTokenCount": USAGE_IN + USAGE_OUT}  # fmt: skip
-        yield _sse({"candidates": [candidate], "usageMetadata": usage})
+        data = {"candidates": [candidate], "usageMetadata": usage}
+        yield _sse(data) if self.stream else json.dumps(data).encode()
 
     def text(self, text: str, model: str) -> Iterator[bytes]:
         return self._chunk({"text": text})
@@ -280,5 +289,5 @@ def wire_for(method: str, path: str) -> Wire | None:
     if path.rstrip("/").endswith("/responses"):
         return Responses()
     if ":streamGenerateContent" in path or ":generateContent" in path:
-        return Gemini()
+        return Gemini(stream=":streamGenerateContent" in path)
     return None

@@ -49,6 +49,8 @@ class CopilotBackend:
     executable = "copilot"
     install_hint = "npm install -g @github/copilot"
     login_hint = "run `copilot` once and use /login (or set COPILOT_GITHUB_TOKEN or GH_TOKEN)"
+    # Where credentials can come from besides its own /login store (for `deepresearch doctor`).
+    credential_env = ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN", "COPILOT_PROVIDER_BASE_URL")
 
     def build_argv(self, request: AgentRequest) -> list[str]:
         """`copilot -p PROMPT -C DIR --no-ask-user --output-format json [--model M] PERMISSIONS [extra]`."""

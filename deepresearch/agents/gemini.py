@@ -69,6 +69,8 @@ class GeminiBackend:
     executable = "gemini"
     install_hint = "npm install -g @google/gemini-cli"
     login_hint = "run `gemini` once and sign in with Google (or set GEMINI_API_KEY)"
+    # Where credentials can come from besides its own Google sign-in (for `deepresearch doctor`).
+    credential_env = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_GCA")
 
     def build_argv(self, request: AgentRequest) -> list[str]:
         """`gemini -p PROMPT -o json --approval-mode auto_edit --policy DIR|--yolo --skip-trust

@@ -28,6 +28,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "deepresearch.cli.browser_cmd",
     "deepresearch.cli.check_cmd",
     "deepresearch.cli.status_cmd",
+    "deepresearch.cli.doctor_cmd",
 )
 
 

@@ -46,31 +46,39 @@ def cli_env(name: str, server_url: str, home: Path, base: dict[str, str]) -> dic
     """`base` with HOME at `home`, the CLI's folder first on PATH, and the CLI aimed at the server."""
     cli = find_cli(name)
     assert cli is not None, name
+    return {**isolated_env(base, home, [cli.parent]), **endpoint_env(name, server_url, home)}
+
+
+def isolated_env(base: dict[str, str], home: Path, bin_dirs: list[Path]) -> dict[str, str]:
+    """`base` without any model credentials, with HOME at `home` and `bin_dirs` first on PATH."""
     env = {
         k: v for k, v in base.items() if not k.startswith(("ANTHROPIC_", "GEMINI_", "GOOGLE_", "COPILOT_"))
     }
-    env.pop("OPENAI_API_KEY", None)
-    env.pop("GH_TOKEN", None)
-    env.pop("GITHUB_TOKEN", None)
-    env.update(HOME=str(home), PATH=f"{cli.parent}{os.pathsep}{base.get('PATH', '')}", NO_COLOR="1")
+    for name in ("OPENAI_API_KEY", "GH_TOKEN", "GITHUB_TOKEN"):
+        env.pop(name, None)
+    path = os.pathsep.join([*dict.fromkeys(str(d) for d in bin_dirs), base.get("PATH", "")])
+    env.update(HOME=str(home), PATH=path, NO_COLOR="1")
+    return env
+
+
+def endpoint_env(name: str, server_url: str, home: Path) -> dict[str, str]:
+    """The variables that aim one CLI at the server (codex also needs `codex_provider_args`)."""
     if name == "claude":
-        env.update(ANTHROPIC_BASE_URL=server_url, ANTHROPIC_API_KEY=API_KEY)
-    elif name == "gemini":
-        env.update(GOOGLE_GEMINI_BASE_URL=server_url, GEMINI_API_KEY=API_KEY)
+        return {"ANTHROPIC_BASE_URL": server_url, "ANTHROPIC_API_KEY": API_KEY}
+    if name == "gemini":
         # A user's own setting, which the backend keeps: one attempt inside gemini instead of two
         # (each of its retries waits ~5 s), so our backoff does all the retrying.
         settings = home / ".gemini" / "settings.json"
         settings.parent.mkdir(parents=True, exist_ok=True)
         settings.write_text(json.dumps({"general": {"maxAttempts": 1}}), encoding="utf-8")
-    elif name == "copilot":
-        env.update(
-            COPILOT_PROVIDER_BASE_URL=f"{server_url}/v1",
-            COPILOT_PROVIDER_API_KEY=API_KEY,
-            COPILOT_OFFLINE="true",
-        )
-    elif name == "codex":
-        env.update(SCRIPTED_MODEL_KEY=API_KEY)
-    return env
+        return {"GOOGLE_GEMINI_BASE_URL": server_url, "GEMINI_API_KEY": API_KEY}
+    if name == "copilot":
+        return {
+            "COPILOT_PROVIDER_BASE_URL": f"{server_url}/v1",
+            "COPILOT_PROVIDER_API_KEY": API_KEY,
+            "COPILOT_OFFLINE": "true",
+        }
+    return {"SCRIPTED_MODEL_KEY": API_KEY}  # codex: the custom provider's env_key
 
 
 def codex_provider_args(server_url: str) -> list[str]:

@@ -1,0 +1,103 @@
+"""`deepresearch doctor [--ping] [-o DIR]`: agent CLIs, Chromium, search and the workspace, each
+problem with the command that fixes it. Exit 0 when at least one agent CLI is usable, else 6."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from deepresearch.doctor import AgentCheck, DoctorReport, run_doctor
+from deepresearch.doctor_checks import BrowserCheck, SearchCheck, WorkspaceCheck
+from deepresearch.errors import NoAgentError
+
+OK, BAD, UNKNOWN, UNSET = "✓", "✗", "?", "·"
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `doctor` subcommand to the app."""
+    app.command("doctor", help="Check the agent CLIs, Chromium, search providers and the workspace.")(doctor)
+
+
+def doctor(
+    ping: Annotated[
+        bool,
+        typer.Option("--ping", help="Also send each installed agent CLI a one-line prompt (uses the API)."),
+    ] = False,
+    workdir: Annotated[
+        Path, typer.Option("-o", "--workdir", help="Workspace folder to check (default: the current folder).")
+    ] = Path("."),
+) -> None:
+    """Print what works and what does not, with the fix for each problem."""
+    report = run_doctor(workdir.expanduser().resolve(), dict(os.environ), ping=ping)
+    typer.echo(f"deepresearch doctor — {report.workdir}\n")
+    _agents(report.agents, report.pinged)
+    _browser(report.browser)
+    _search(report.search)
+    _workspace(report.workspace)
+    _problems(report)
+    if not report.usable_agents:
+        raise NoAgentError(
+            "no usable agent CLI: every supported CLI is missing or not logged in",
+            hint="install one and log in to it: the commands are listed above",
+        )
+
+
+def _agents(agents: list[AgentCheck], pinged: bool) -> None:
+    typer.echo("Agent CLIs" + (" (pinged)" if pinged else ""))
+    for agent in agents:
+        if not agent.installed:
+            typer.echo(f"  {BAD} {agent.name:<8} not installed")
+            continue
+        mark = OK if agent.logged_in else BAD if agent.logged_in is False else UNKNOWN
+        state = "logged in" if agent.logged_in else "not logged in" if agent.logged_in is False else "login"
+        typer.echo(f"  {mark} {agent.name:<8} {agent.version or '?':<9} {state}: {agent.login}")
+        typer.echo(f"    {'':<8} {agent.path}")
+    typer.echo("")
+
+
+def _browser(browser: BrowserCheck) -> None:
+    typer.echo("Chromium (for archiving sources)")
+    if browser.playwright is None:
+        typer.echo(f"  {BAD} Playwright is not installed")
+    else:
+        typer.echo(f"  {OK if browser.launched else BAD} {browser.detail}")
+        own = browser.own_chromium or "not downloaded"
+        typer.echo(
+            f"    Playwright {browser.playwright}; its own Chromium: {own}; system: {browser.chromium or 'none'}"
+        )
+    typer.echo("")
+
+
+def _search(search: SearchCheck) -> None:
+    typer.echo("Search providers (in the order tried)")
+    for name, key, usable in search.providers:
+        note = "keyless fallback" if key is None else f"{key} {'set' if usable else 'not set'}"
+        typer.echo(f"  {OK if usable else UNSET} {name:<10} {note}")
+    typer.echo("")
+
+
+def _workspace(check: WorkspaceCheck) -> None:
+    typer.echo(f"Workspace {check.root}")
+    if not check.has_run:
+        typer.echo("  no run here yet (no task.md)")
+    elif check.question:
+        typer.echo(f"  question: {check.question}")
+        typer.echo(f"  status:   {check.status}, round {check.round}; tasks: {check.tasks or 'none yet'}")
+        typer.echo(f"  lock:     {check.lock}")
+        typer.echo(f"  report:   {check.report or 'not written yet'}")
+    typer.echo("")
+
+
+def _problems(report: DoctorReport) -> None:
+    problems = report.problems()
+    if not problems:
+        typer.echo("No problems found.")
+    else:
+        typer.echo("Problems and fixes")
+        for what, fix in problems:
+            typer.echo(f"  {BAD} {what}\n      → {fix}")
+    usable = report.usable_agents
+    typer.echo(f"\nUsable agent CLIs: {', '.join(usable) if usable else 'none'}")

@@ -1,0 +1,196 @@
+"""The doctor's checks beside the agent CLIs: Chromium for archiving, search providers, the workspace.
+
+Heavy imports (Playwright, the report checker) happen inside the checks, so that loading the CLI
+stays quick for every other command.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from deepresearch.config import SEARCH_PROVIDERS, Config
+from deepresearch.errors import DeepResearchError
+from deepresearch.state.lock import owner_alive, read_owner
+from deepresearch.state.model import RunStatus, TaskDoc
+from deepresearch.state.store import StateStore
+from deepresearch.workspace import Workspace
+
+CHROMIUM_FIX = (
+    "sudo apt-get install chromium (Debian/Ubuntu), or `playwright install chromium`, "
+    "or set chromium_path in deepresearch.yaml"
+)
+
+
+@dataclass(frozen=True)
+class BrowserCheck:
+    """Whether archiving can use a headless Chromium (else it falls back to plain HTTP)."""
+
+    playwright: str | None  # the Python package's version; None: not installed
+    own_chromium: str | None  # Playwright's own downloaded Chromium, when there is one
+    chromium: str | None  # the configured Chromium, else the first system one found
+    launched: bool
+    detail: str  # which Chromium started, or what every attempt said
+
+    def problems(self) -> list[tuple[str, str]]:
+        """(problem, fix) pairs."""
+        if self.playwright is None:
+            return [
+                (
+                    "Playwright is not installed: sources are archived without a browser",
+                    "pip install playwright",
+                )
+            ]
+        if not self.launched:
+            return [
+                (
+                    f"no Chromium could be launched ({self.detail}); archiving falls back to plain HTTP",
+                    CHROMIUM_FIX,
+                )
+            ]
+        return []
+
+
+def check_browser(chromium_path: str | None, environ: Mapping[str, str]) -> BrowserCheck:
+    """Find Playwright and Chromium, then launch it headless for real (as `deepresearch archive` does)."""
+    try:
+        version: str | None = importlib.metadata.version("playwright")
+        from deepresearch.sources.browser import SYSTEM_CHROMIUMS
+    except (importlib.metadata.PackageNotFoundError, ImportError):
+        return BrowserCheck(None, None, chromium_path, False, "the playwright package is missing")
+    own = playwright_chromium(environ)
+    found = chromium_path or next((p for p in SYSTEM_CHROMIUMS if Path(p).exists()), None)
+    error = asyncio.run(_launch(chromium_path))
+    if error is not None:
+        return BrowserCheck(version, own, found, False, error)
+    used = "Playwright's own Chromium" if own else (found or "Chromium")
+    return BrowserCheck(version, own, found, True, f"{used} launched headless")
+
+
+async def _launch(chromium_path: str | None) -> str | None:
+    """None when a browser started and closed again; else what every attempt said."""
+    from deepresearch.sources.browser import Browser, BrowserOptions, BrowserUnavailable
+
+    browser = Browser(BrowserOptions(chromium_path=chromium_path, timeout=15))
+    try:
+        await browser.start()
+    except BrowserUnavailable as exc:
+        return str(exc)
+    await browser.close()
+    return None
+
+
+def playwright_chromium(environ: Mapping[str, str]) -> str | None:
+    """The Chromium `playwright install chromium` downloaded, if any (its cache folder)."""
+    base = environ.get("PLAYWRIGHT_BROWSERS_PATH") or str(
+        Path(environ.get("HOME", "~")).expanduser() / ".cache" / "ms-playwright"
+    )
+    patterns = ("chromium-*/chrome-linux*/chrome", "chromium_headless_shell-*/chrome-*/chrome-headless-shell")
+    for pattern in patterns:
+        for path in sorted(Path(base).glob(pattern)):
+            if path.is_file():
+                return str(path)
+    return None
+
+
+@dataclass(frozen=True)
+class SearchCheck:
+    """The configured search providers, in order, and which can be used now."""
+
+    providers: list[tuple[str, str | None, bool]]  # name, its API key variable (None: keyless), usable
+
+    @property
+    def usable(self) -> list[str]:
+        return [name for name, _, ok in self.providers if ok]
+
+    def problems(self) -> list[tuple[str, str]]:
+        """(problem, fix) pairs."""
+        if self.usable:
+            return []
+        keys = [key for _, key, _ in self.providers if key]
+        fix = f"set {' or '.join(keys)}" if keys else "add duckduckgo to search_providers"
+        return [("no search provider can be used: agents can only use their own web search", fix)]
+
+
+def check_search(config: Config, environ: Mapping[str, str]) -> SearchCheck:
+    """Each configured provider with its key variable and whether the key is set."""
+    from deepresearch.search.providers import PROVIDER_CLASSES
+
+    names = config.search_providers if config.search_providers is not None else list(SEARCH_PROVIDERS)
+    rows = []
+    for name in dict.fromkeys(names):
+        key = PROVIDER_CLASSES[name].key_env
+        rows.append((name, key, key is None or bool(environ.get(key, "").strip())))
+    return SearchCheck(rows)
+
+
+@dataclass
+class WorkspaceCheck:
+    """The run in a folder: its state, its lock, and whether its report passes verification."""
+
+    root: Path
+    has_run: bool = False
+    question: str = ""
+    status: str = ""
+    round: int = 0
+    tasks: str = ""
+    lock: str = "free"
+    report: str = ""
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+
+def check_workspace(workspace: Workspace) -> WorkspaceCheck:
+    """Read task.md, the lock and report.md of `workspace` (read-only)."""
+    check = WorkspaceCheck(workspace.root)
+    if not workspace.task_md.is_file():
+        return check
+    check.has_run = True
+    root = workspace.root
+    try:
+        doc = StateStore(workspace).load()
+    except DeepResearchError as exc:
+        fix = f"fix that line of task.md, or move the run aside: deepresearch -o {root} --new -p QUESTION"
+        check.problems.append((f"task.md does not load: {exc.message}", fix))
+        return check
+    front = doc.front
+    check.question, check.status, check.round = front.question, front.status.value, front.round
+    counts = {s.value: sum(t.status is s for t in doc.tasks) for s in {t.status for t in doc.tasks}}
+    check.tasks = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+    owner = read_owner(workspace.lock_file)
+    running = owner is not None and owner_alive(owner)
+    if owner is not None:
+        check.lock = (
+            f"held by pid {owner.pid} (running)"
+            if running
+            else f"stale, from pid {owner.pid} (the next run takes it over)"
+        )
+    if not running and front.status not in (RunStatus.COMPLETED, RunStatus.FAILED):
+        check.problems.append(
+            (
+                f"the run stopped while {front.status.value} (round {front.round})",
+                f"deepresearch -o {root}  (resumes it)",
+            )
+        )
+    if workspace.report_md.is_file():
+        check.report = _report_state(workspace, doc, check)
+    return check
+
+
+def _report_state(workspace: Workspace, doc: TaskDoc, check: WorkspaceCheck) -> str:
+    from deepresearch.report.finalize import verify_report
+
+    try:
+        text = workspace.report_md.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        check.problems.append((f"report.md cannot be read: {exc}", "save it as UTF-8 text"))
+        return "unreadable"
+    problems = len(verify_report(text, doc, workspace.root).violations)
+    if problems == 0:
+        return "verified: every check passed"
+    check.problems.append(
+        (f"report.md fails verification ({problems} problems)", f"deepresearch check {workspace.root}")
+    )
+    return f"{problems} verification problems"
