@@ -32,13 +32,11 @@ from typing import Any
 
 from tests import scripted_roles as roles
 from tests import scripted_stages as stages
+from tests.model_tools import poll_call, shell_call, write_call
 from tests.model_wire import ToolCall, Turn, Wire, wire_for
 
 PROMPT_FILE = re.compile(r"Read the file (\S+?\.md) in the current directory")
 SOURCE_ID = re.compile(r"""\\?["']id\\?["']\s*:\s*\\?["'](S\d+)""")
-RUNNING_SESSION = re.compile(r"session ID:? (\d+)", re.I)
-SHELL_TOOLS = ("Bash", "run_shell_command", "bash", "shell", "exec_command", "shell_command")
-WRITE_TOOLS = ("Write", "write_file", "create", "apply_patch")
 HANG_SECONDS = 600.0
 RETRY_SOON = {"retry-after": "0", "retry-after-ms": "50"}
 RUNAWAY = 12  # requests of one agent call that mean the CLI is looping
@@ -185,28 +183,26 @@ class ModelServer:
         done = len(turn.results)
         output = roles.header(prompt, "Output file")
         if role != "executor":
-            return self._write(turn, output, self._content(role, prompt)) if done == 0 else "Done."
+            return write_call(turn, self._path(output), self._content(role, prompt)) if done == 0 else "Done."
         task = roles.header(prompt, "Task")
         url = f"{self.script.page_base}/{task}.html"
         command = roles.archive_command(prompt)
         if command is None:
             return "The prompt names no archive command."
         if done == 0:
-            return self._shell(turn, shlex.join([*command, "--json", url]))
+            return shell_call(turn, shlex.join([*command, "--json", url]))
         found = [SOURCE_ID.search(result) for result in turn.results]
         if found[-1] is not None:  # the archive's output just came back: write the findings
             sources, facts = roles.default_findings(task, self.script.page_base)
-            return self._write(
-                turn, output, roles.executor_document(task, sources, facts, {"A": found[-1][1]})
-            )
+            text = roles.executor_document(task, sources, facts, {"A": found[-1][1]})
+            return write_call(turn, self._path(output), text)
         if any(found):
             return "Done."
-        running = RUNNING_SESSION.search(turn.results[-1])
-        if running and "write_stdin" in turn.tools:  # codex: the command outlived its first wait
-            return ToolCall(
-                "write_stdin", {"session_id": int(running[1]), "chars": "", "yield_time_ms": 30000}
-            )
-        return f"The archive command printed no source ID: {turn.results[-1][:500]}"
+        # codex: the command outlived its first wait, so wait for the rest of its output
+        return poll_call(turn) or f"The archive command printed no source ID: {turn.results[-1][:500]}"
+
+    def _path(self, output: str) -> str:
+        return str(self.script.workdir / output)
 
     def _content(self, role: str, prompt: str) -> str:
         """The role's output file, built as the fake agent builds it (tests/fake_agent)."""
@@ -228,46 +224,6 @@ class ModelServer:
         if role == "charts":
             return stages.charts_output(spec, workdir, repair)
         raise ValueError(f"no scripted output for role {role!r}")
-
-    def _shell(self, turn: Turn, command: str) -> ToolCall:
-        name = _pick(turn, SHELL_TOOLS)
-        schema = _properties(turn.tools[name])
-        args: dict[str, Any] = {"command": command}
-        if "cmd" in schema:  # codex exec_command: wait as long as it allows before yielding
-            args = {"cmd": command, "login": False, "yield_time_ms": 30000}
-        elif schema.get("command", {}).get("type") == "array":
-            args = {"command": ["bash", "-c", command]}
-        if "description" in schema:
-            args["description"] = "Run a deepresearch command"
-        return ToolCall(name, args)
-
-    def _write(self, turn: Turn, output: str, text: str) -> ToolCall:
-        path = str(self.script.workdir / output)
-        if not any(name in turn.tools for name in WRITE_TOOLS):  # codex: files are written by the shell
-            return self._shell(turn, f"cat > {shlex.quote(path)} <<'END_OF_FILE'\n{text}END_OF_FILE")
-        name = _pick(turn, WRITE_TOOLS)
-        if name == "apply_patch":
-            added = "".join(f"+{line}\n" for line in text.splitlines())
-            patch = f"*** Begin Patch\n*** Add File: {path}\n{added}*** End Patch\n"
-            return ToolCall(name, {"input": patch}, freeform=turn.tools[name].get("type") == "custom")
-        schema = _properties(turn.tools[name])
-        path_key = next(
-            (k for k in ("file_path", "path", "absolute_path", "filename") if k in schema), "file_path"
-        )
-        text_key = next((k for k in ("content", "file_text", "text") if k in schema), "content")
-        return ToolCall(name, {path_key: path, text_key: text})
-
-
-def _pick(turn: Turn, names: tuple[str, ...]) -> str:
-    for name in names:
-        if name in turn.tools:
-            return name
-    raise LookupError(f"none of the tools {names} is offered; offered: {sorted(turn.tools)}")
-
-
-def _properties(schema: dict[str, Any]) -> dict[str, Any]:
-    props = schema.get("properties")
-    return props if isinstance(props, dict) else {}
 
 
 def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -113,13 +114,25 @@ def write_config(workdir: Path, name: str, server_url: str, **settings: Any) -> 
 
 
 def run_deepresearch(
-    args: list[str], env: dict[str, str], cwd: Path, timeout: float = 400
+    args: list[str], env: dict[str, str], cwd: Path, timeout: float = 240
 ) -> subprocess.CompletedProcess[str]:
-    """`python -m deepresearch ARGS` as a real subprocess."""
-    return subprocess.run(
+    """`python -m deepresearch ARGS` as a real subprocess. Past `timeout` it gets SIGTERM, which
+    makes it stop its agents (each in its own process group) and exit 130, as Ctrl-C would."""
+    proc = subprocess.Popen(
         [sys.executable, "-m", "deepresearch", *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+        cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
     )  # fmt: skip
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            out, err = proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+        err += f"\n(test harness: stopped after {timeout:.0f}s)"
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def events(workdir: Path) -> list[dict[str, Any]]:
