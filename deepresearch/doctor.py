@@ -19,7 +19,7 @@ from pathlib import Path
 
 from deepresearch.agents.base import AgentBackend, AgentRequest, AgentResult, FailureKind, ToolProfile
 from deepresearch.agents.process import ProcessRunner
-from deepresearch.agents.registry import BUILTIN, DETECTION_ORDER
+from deepresearch.agents.registry import BUILTIN, DETECTION_ORDER, get_backend
 from deepresearch.config import Config, load_config
 from deepresearch.doctor_checks import (
     BrowserCheck,
@@ -84,7 +84,10 @@ class DoctorReport:
             found.append((self.config_problem, "fix the named setting"))
         for agent in self.agents:
             if not agent.installed and agent.fix:
-                found.append((f"{agent.name} is not installed", agent.fix))
+                what = (
+                    "is not installed" if agent.login == "not installed" else f"cannot be used: {agent.login}"
+                )
+                found.append((f"{agent.name} {what}", agent.fix))
             elif agent.logged_in is False:
                 found.append((f"{agent.name} is not logged in ({agent.login})", agent.fix))
         found += self.browser.problems() + self.search.problems() + self.workspace.problems
@@ -117,11 +120,18 @@ def run_doctor(
 def check_agents(
     config: Config, environ: dict[str, str], runner: ProcessRunner, ping: bool
 ) -> list[AgentCheck]:
-    """Every supported CLI, checked in parallel (each check starts a few short processes)."""
+    """Every supported CLI (and the custom command, when configured), checked in parallel: each
+    check starts a few short processes."""
     backends = [BUILTIN[name]() for name in DETECTION_ORDER]
+    broken: list[AgentCheck] = []
+    if config.custom_command:
+        try:
+            backends.append(get_backend("custom", config))
+        except DeepResearchError as exc:
+            broken.append(AgentCheck("custom", login=exc.message, fix=exc.hint or "fix custom_command"))
     with ThreadPoolExecutor(max_workers=len(backends)) as pool:
         futures = [pool.submit(check_agent, b, config, environ, runner, ping) for b in backends]
-        return [future.result() for future in futures]
+        return [future.result() for future in futures] + broken
 
 
 def check_agent(
@@ -202,10 +212,12 @@ def _login_status(
     argv = _method(backend, "login_check_argv")
     read = getattr(backend, "read_login_check", None)
     if argv is None or read is None:
-        names: tuple[str, ...] = getattr(backend, "credential_env", ())
-        found = [name for name in names if environ.get(name, "").strip()]
+        names: tuple[str, ...] | None = getattr(backend, "credential_env", None)
+        found = [name for name in names or () if environ.get(name, "").strip()]
         if found:
             return None, f"unknown — {' and '.join(found)} set; run with --ping to check"
+        if names is None:  # the custom command: nothing to go on
+            return None, "unknown — run with --ping"
         return (
             None,
             "unknown — no API key or token in the environment; run with --ping to check its own login",

@@ -227,3 +227,21 @@ def test_command_exits_0_with_one_usable_cli(tmp_path: Path, bin_dir: Path, env:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Agent CLIs (pinged)" in proc.stdout and "Usable agent CLIs: codex" in proc.stdout
     assert "Workspace " + str(tmp_path) in proc.stdout and "no run here yet" in proc.stdout
+
+
+def test_a_configured_custom_command_is_checked_and_pinged(
+    tmp_path: Path, bin_dir: Path, env: dict[str, str]
+) -> None:
+    fake_cli(bin_dir, "mycli", {"--prompt": say('{"text": "OK", "input_tokens": 3}')})
+    config = {"agent": "custom", "custom_command": ["mycli", "--prompt", "{prompt}"]}
+    (tmp_path / "deepresearch.yaml").write_text(yaml.safe_dump(config))
+    assert agent(run_doctor(tmp_path, env), "custom") == ("unknown", None, "unknown — run with --ping")
+    _, logged_in, login = agent(run_doctor(tmp_path, env, ping=True), "custom")
+    assert logged_in is True and login.endswith("'OK'")
+
+
+def test_a_broken_custom_command_is_a_problem(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "deepresearch.yaml").write_text(yaml.safe_dump({"custom_command": ["{prompt}"]}))
+    report = run_doctor(tmp_path, env)
+    (what, fix), *_ = [p for p in report.problems() if p[0].startswith("custom")]
+    assert what.startswith("custom cannot be used: ") and "custom_command" in what + fix
