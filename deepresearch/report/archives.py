@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
 
 from deepresearch.state.model import Source
+from deepresearch.state.validate import file_sha256
 
 
 class ArchiveState(StrEnum):
@@ -37,15 +37,6 @@ def archive_path(source: Source, workspace_root: Path) -> Path | None:
     path = workspace_root / Path(*relative.parts)
     # A symlink may still point outside the workspace: judge the resolved path.
     return path if path.resolve().is_relative_to(workspace_root.resolve()) else None
-
-
-def file_sha256(path: Path) -> str:
-    """Hex SHA-256 of a file, read in chunks (archives may be large PDFs)."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def normalize_sha256(recorded: str) -> str:
