@@ -121,6 +121,7 @@ class RoundFinished(Event):
     reason: str
     agent_calls: int = 0  # so far, all sessions of the run
     cost_usd: float = 0.0
+    section_coverage: dict[str, str] = field(default_factory=dict)  # outline section -> none|partial|good
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ class Assessment:
     hallucinations: list[str] = field(default_factory=list)
     new_tasks: list[NewTask] = field(default_factory=list)
     coverage: dict[str, str] = field(default_factory=dict)  # dimension ID -> none|partial|good
+    section_coverage: dict[str, str] = field(default_factory=dict)  # outline section -> none|partial|good
     recommendation: str = "continue"
     fallback: bool = False  # True when the assessment could not be read
 
@@ -122,6 +123,14 @@ def parse_assessment(
         for dim, level in coverage_raw.items():
             if str(dim) in dim_ids and str(level).lower() in COVERAGE:
                 coverage[str(dim)] = str(level).lower()
+    sections_raw = data.get("section_coverage") or {}
+    section_coverage = {}
+    if isinstance(sections_raw, dict):
+        section_coverage = {
+            str(name): str(level).lower()
+            for name, level in sections_raw.items()
+            if str(level).lower() in COVERAGE
+        }
     recommendation = str(data.get("recommendation") or "continue").strip().lower()
     assessment = Assessment(
         score=score or 0.0,
@@ -133,6 +142,7 @@ def parse_assessment(
         hallucinations=[h for h in id_list(data.get("hallucinations")) if h in fact_ids],
         new_tasks=_new_tasks(data.get("new_tasks"), dim_ids, problems),
         coverage=coverage,
+        section_coverage=section_coverage,
         recommendation="stop" if recommendation.startswith("stop") else "continue",
     )
     return (None, problems) if problems or score is None else (assessment, [])

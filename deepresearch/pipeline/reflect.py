@@ -187,6 +187,7 @@ def reflect(ctx: RunContext) -> Decision:
             decision.reason,
             spent.agent_calls,
             spent.cost_usd,
+            assessment.section_coverage,
         )
     )
     ctx.sink(

@@ -73,7 +73,11 @@ def test_simple_question_stops_after_one_round_with_half_the_calls_of_fixed_dept
 def test_complex_question_improves_until_the_threshold(
     tmp_path: Path, clean_env: dict[str, str], pages: PageServer
 ) -> None:
-    rounds = {1: gap_round(4.0), 2: gap_round(5.5), 3: gap_round(7.2)}
+    rounds = {
+        1: gap_round(4.0),
+        2: gap_round(5.5),
+        3: {**gap_round(7.2), "section_coverage": {"Core facts": "good"}},
+    }
     code, out, doc, events = run(
         tmp_path, clean_env, {"page_base": pages.base_url, "reflector": {"rounds": rounds}}
     )
@@ -84,6 +88,9 @@ def test_complex_question_improves_until_the_threshold(
     assert [t.round for t in doc.tasks] == [1, 1, 2, 3]
     finished = [e for e in events if e["event"] == "round_finished"]
     assert [e["agent_calls"] for e in finished] == [5, 8, 11]
+    assert finished[2]["section_coverage"] == {
+        "Core facts": "good"
+    }  # the reflector scores each outline section
 
 
 def test_plateau_stops_on_diminishing_returns(

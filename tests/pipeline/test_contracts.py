@@ -103,6 +103,7 @@ knowledge_gaps: [missing X]
 conflicts:
   - {facts: [Fact-001, Fact-009], topic: size, severity: high}
 coverage: {D1: good, D9: good}
+section_coverage: {"Market size": partial, "Regulation": excellent}
 ---
 """
     assessment, problems = parse_assessment(write(tmp_path, text), {"Fact-001", "Fact-002"}, {"D1"})
@@ -116,3 +117,4 @@ coverage: {D1: good, D9: good}
     assert problems == [] and assessment is not None
     assert assessment.score == 6.5 and assessment.sub_scores == {"completeness": 6.0, "depth": 7.0}
     assert assessment.coverage == {"D1": "good"} and assessment.conflicts[0].severity.value == "high"
+    assert assessment.section_coverage == {"Market size": "partial"}
