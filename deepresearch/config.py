@@ -113,7 +113,14 @@ _POSITIVE = {"max_rounds", "concurrency", "agent_timeout", "breadth", "max_tasks
 _POSITIVE |= {"search_timeout", "k_initial", "k_expand", "min_batches", "max_batches", "saturation_threshold"}
 _POSITIVE |= {"archive_max_bytes", "archive_concurrency"}
 _POSITIVE |= {"max_chart_failures", "figure_timeout"}
-_NON_NEGATIVE = {"retries", "min_rounds", "backoff_base", "backoff_max", "min_improvement", "min_tier1_sources"}
+_NON_NEGATIVE = {
+    "retries",
+    "min_rounds",
+    "backoff_base",
+    "backoff_max",
+    "min_improvement",
+    "min_tier1_sources",
+}
 _NON_NEGATIVE |= {"weight_completeness", "weight_depth", "weight_reliability", "weight_actionability"}
 _NON_NEGATIVE |= {"max_figures"}
 
