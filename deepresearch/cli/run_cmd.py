@@ -94,6 +94,7 @@ def main_command(
         ),
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only errors and the final summary.")] = False,
+    pdf: Annotated[bool, typer.Option("--pdf", help="Also print report.pdf (headless Chromium).")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
     version: Annotated[
         bool | None,
@@ -122,6 +123,7 @@ def main_command(
         new=new,
         yes=yes,
         quiet=quiet,
+        pdf=pdf,
         interactive=interactive,
         interactive_terminal=sys.stdin.isatty() and sys.stdout.isatty(),
         stdout_terminal=sys.stdout.isatty(),

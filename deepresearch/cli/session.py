@@ -21,6 +21,7 @@ from deepresearch.errors import NoAgentError, UsageError
 from deepresearch.eventlog import EventLog
 from deepresearch.events import FanOut
 from deepresearch.pipeline.orchestrator import Orchestrator, RunSummary, new_document, role_agents
+from deepresearch.report.html import render_pdf
 from deepresearch.state.model import RunStatus, TaskDoc
 from deepresearch.state.store import StateStore
 from deepresearch.ui.live import LiveDisplay
@@ -41,6 +42,7 @@ class RunOptions:
     interactive: bool = False  # --interactive: clarifying questions and plan review even with -p/-f
     interactive_terminal: bool = False  # stdin and stdout are a terminal: we may ask
     stdout_terminal: bool = False  # stdout is a terminal: draw the live view
+    pdf: bool = False  # --pdf: also print report.pdf from report.html
 
 
 def choose_agent(config: Config) -> Config:
@@ -150,12 +152,16 @@ def start_run(options: RunOptions, environ: dict[str, str]) -> RunSummary | None
     runner = AgentRunner(workspace, config, sink, environ)
     orchestrator = Orchestrator(workspace, config, sink, runner)
     with display if isinstance(display, LiveDisplay) else nullcontext():
-        return orchestrator.run(
+        summary = orchestrator.run(
             doc,
             resumed,
             on_plan=interaction.review if _reviews_plan(options, doc) else None,
             on_clarify=interaction.clarify if _asks_questions(options) else None,
         )
+    if options.pdf and workspace.report_html.is_file():
+        render_pdf(workspace.report_html, workspace.root / "report.pdf", config.chromium_path)
+        console.print(f"report.pdf: {workspace.root / 'report.pdf'}")
+    return summary
 
 
 def _interaction(

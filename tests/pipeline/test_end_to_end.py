@@ -66,7 +66,7 @@ def test_full_run_produces_state_report_logs_and_parallel_executors(
             {"planner": THREE_TASKS, "executor": {"default": {"sleep": 1.0}}, "page_base": pages.base_url},
         )
         env = {**clean_env, "FAKE_AGENT_SCENARIO": str(scenario)}
-        proc = run_cli(["-p", "What are alpha and beta?", "-o", str(work)], env, tmp_path)
+        proc = run_cli(["-p", "What are alpha and beta?", "-o", str(work), "--pdf"], env, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
     doc = StateStore(Workspace(work)).load()
@@ -83,6 +83,7 @@ def test_full_run_produces_state_report_logs_and_parallel_executors(
 
     report = (work / "report.md").read_text()
     assert report.startswith("# ") and "[S01]" in report
+    assert (work / "report.pdf").read_bytes().startswith(b"%PDF")  # --pdf
     for name in ("planner", "supervisor", "E1", "E2", "E3", "reflector", "analyst", "charts", "synthesizer"):
         assert (work / "logs" / f"{name}.log").is_file(), name
         assert (work / "logs" / "prompts" / f"{name}.md").is_file(), name
