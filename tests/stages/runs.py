@@ -83,6 +83,7 @@ def research(home: Path, question: str, scenario: dict[str, Any], **settings: ob
     """Run `deepresearch -p QUESTION` in home/ws with the fake agent playing `scenario`."""
     work = home / "ws"
     work.mkdir(parents=True)
-    write_workspace_config(work, **settings)
+    # One executor at a time: sources get their IDs in task order, so citations read the same every run.
+    write_workspace_config(work, **{"concurrency": 1, **settings})
     env = {**stage_env(home), "FAKE_AGENT_SCENARIO": str(write_scenario(home / "scenario.yaml", scenario))}
     return Run(work, cli(["-p", question, "-o", str(work)], env, home))
