@@ -189,10 +189,7 @@ class AgentRunner:
             return
         with self._lock:
             if self._ledger_calls is None:
-                path = self.workspace.usage_ledger
-                self._ledger_calls = (
-                    len(path.read_text(encoding="utf-8").splitlines()) if path.is_file() else 0
-                )
+                self._ledger_calls = ledger_totals(self.workspace)[0]
             made = self._ledger_calls
         if made >= limit:
             raise BudgetExhaustedError(
@@ -237,6 +234,26 @@ class AgentRunner:
     def stop_all(self) -> None:
         """Kill every running agent (Ctrl-C / SIGTERM)."""
         self.processes.stop_all()
+
+
+def ledger_totals(workspace: Workspace) -> tuple[int, float]:
+    """(agent calls, cost in USD) recorded in the workspace's usage ledger, across sessions.
+
+    Every line is a call that happened; a line cut short by a crash still counts as a call, but
+    its cost cannot be read."""
+    path = workspace.usage_ledger
+    if not path.is_file():
+        return 0, 0.0
+    calls, cost = 0, 0.0
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        calls += 1
+        try:
+            cost += float(json.loads(line).get("cost_usd") or 0.0)
+        except (json.JSONDecodeError, AttributeError, TypeError, ValueError):
+            continue
+    return calls, cost
 
 
 def _short_prompt(prompt_rel: str, call: AgentCall, workspace: Workspace) -> str:

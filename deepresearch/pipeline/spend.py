@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import time
 
+from deepresearch.agents.runner import ledger_totals as read_ledger
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.stop import Budgets, budget_exhausted
 from deepresearch.search.budget import searches_used as counted_searches
@@ -13,18 +13,7 @@ from deepresearch.search.budget import searches_used as counted_searches
 
 def ledger_totals(ctx: RunContext) -> tuple[int, float]:
     """(agent calls, cost in USD) from the usage ledger, which survives restarts."""
-    path = ctx.workspace.usage_ledger
-    if not path.is_file():
-        return 0, 0.0
-    calls, cost = 0, 0.0
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line cut short by a crash; the rest of the ledger still counts
-        calls += 1
-        cost += float(entry.get("cost_usd") or 0.0)
-    return calls, cost
+    return read_ledger(ctx.workspace)
 
 
 def searches_used(ctx: RunContext) -> int:

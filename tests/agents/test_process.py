@@ -96,3 +96,14 @@ def test_stop_all_interrupts_running_processes(tmp_path: Path) -> None:
     # Once stopping, no new process starts.
     late = runner.run(["true"], tmp_path, dict(os.environ), 5, tmp_path / "y.log")
     assert late.interrupted
+
+
+def test_the_usage_ledger_counts_every_call_even_one_cut_short(tmp_path: Path) -> None:
+    from deepresearch.agents.runner import ledger_totals
+    from deepresearch.workspace import Workspace
+
+    workspace = Workspace(tmp_path)
+    assert ledger_totals(workspace) == (0, 0.0)
+    workspace.private.mkdir()
+    workspace.usage_ledger.write_text('{"cost_usd": 0.25}\n{"cost_usd": null}\n\n{"cost_usd": 0.5')
+    assert ledger_totals(workspace) == (3, 0.25)
