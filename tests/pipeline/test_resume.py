@@ -61,18 +61,27 @@ def wait_for(condition: object, timeout: float = 60) -> None:
     raise AssertionError("timed out waiting for the run to reach the expected point")
 
 
-def kill_agents(work: Path) -> None:
-    """Power loss: every fake agent working in this workspace dies too."""
+def fake_agent_pids(work: Path) -> list[int]:
+    """Live (not zombie) fake-agent processes working in this workspace."""
+    alive = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
         try:
             cmdline = (proc / "cmdline").read_bytes().decode(errors="replace")
+            state = (proc / "stat").read_text().split()[2]
         except OSError:
             continue
-        if "fake_agent" in cmdline and str(work) in cmdline:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(int(proc.name), signal.SIGKILL)
+        if "fake_agent" in cmdline and str(work) in cmdline and state != "Z":
+            alive.append(int(proc.name))
+    return alive
+
+
+def kill_agents(work: Path) -> None:
+    """Power loss: every fake agent working in this workspace dies too."""
+    for pid in fake_agent_pids(work):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
 
 
 def comparable(doc: TaskDoc) -> str:
@@ -238,19 +247,6 @@ def test_an_invalid_edit_pauses_the_run_and_a_fix_resumes_it(
     assert doc.task("E7").status is TaskStatus.DONE
 
 
-def _agents_alive(work: Path) -> list[int]:
-    alive = []
-    for proc in Path("/proc").iterdir():
-        try:
-            cmdline = (proc / "cmdline").read_bytes().decode(errors="replace")
-            state = (proc / "stat").read_text().split()[2]
-        except OSError:
-            continue
-        if "fake_agent" in cmdline and str(work) in cmdline and state != "Z":
-            alive.append(int(proc.name))
-    return alive
-
-
 def test_ctrl_c_stops_every_agent_and_leaves_the_run_resumable(
     tmp_path: Path, clean_env: dict[str, str], pages: PageServer
 ) -> None:
@@ -267,12 +263,12 @@ def test_ctrl_c_stops_every_agent_and_leaves_the_run_resumable(
         return doc is not None and [t.status for t in doc.tasks] == [TaskStatus.RUNNING] * 2
 
     wait_for(both_running)
-    wait_for(lambda: len(_agents_alive(work)) == 2)
+    wait_for(lambda: len(fake_agent_pids(work)) == 2)
     run.send_signal(signal.SIGINT)
     out, err = run.communicate(timeout=60)
     assert run.returncode == 130, out + err
     assert "interrupted; the workspace is saved and resumable" in err
-    assert _agents_alive(work) == []
+    assert fake_agent_pids(work) == []
     doc = load(work)
     assert doc is not None and [t.status for t in doc.tasks] == [TaskStatus.PENDING] * 2
     assert not (work / ".deepresearch" / "lock").exists()
