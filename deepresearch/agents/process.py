@@ -8,6 +8,8 @@ shells), and the terminal's Ctrl-C reaches only us: we decide what to stop.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import os
 import signal
 import subprocess
@@ -25,8 +27,9 @@ _GRACE_SECONDS = 2.0  # between SIGTERM and SIGKILL of a process group
 class ProcessRunner:
     """Starts processes and keeps track of the live ones so they can all be stopped at once."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic, grace: float = _GRACE_SECONDS) -> None:
         self._clock = clock
+        self._grace = grace  # a child that cleans up on SIGTERM (a whole run) needs longer than an agent
         self._live: dict[int, subprocess.Popen[bytes]] = {}
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -39,9 +42,13 @@ class ProcessRunner:
         timeout: float,
         log_path: Path,
         on_start: Callable[[int], None] | None = None,
+        die_with_parent: bool = False,
     ) -> ProcessOutcome:
         """Run `argv` with stdin from /dev/null, stream stdout+stderr to `log_path`, and return
-        what happened; on timeout or `stop_all()` the whole process group is killed."""
+        what happened; on timeout or `stop_all()` the whole process group is killed.
+
+        `die_with_parent`: the child gets SIGTERM when this process dies, even by SIGKILL (Linux), so
+        a killed batch or Ray worker never leaves a run behind holding its workspace."""
         if self._stopping.is_set():
             return ProcessOutcome(None, "", "", 0.0, interrupted=True)
         log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -58,6 +65,7 @@ class ProcessRunner:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
+                preexec_fn=_parent_death_signal() if die_with_parent else None,
             )
             with self._lock:
                 self._live[proc.pid] = proc
@@ -95,7 +103,7 @@ class ProcessRunner:
         # Killed by stop_all (or about to be): the call did not finish on its own.
         interrupted = self._stopping.is_set() and (proc.returncode is None or proc.returncode < 0)
         # The call is over: nothing it spawned may outlive it (and keep our pipes open).
-        kill_group(proc)
+        kill_group(proc, self._grace)
         for reader in readers:
             reader.join(timeout=5)
         exit_code = None if (timed_out or interrupted) else proc.returncode
@@ -118,7 +126,7 @@ class ProcessRunner:
         with self._lock:
             live = list(self._live.values())
         for proc in live:
-            kill_group(proc)
+            kill_group(proc, self._grace)
 
     @property
     def live_pids(self) -> list[int]:
@@ -136,8 +144,29 @@ def _pump(stream: IO[bytes], sink: list[bytes], log: IO[bytes], lock: threading.
     stream.close()
 
 
-def kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM the process group, then SIGKILL whatever is left after a short grace period."""
+def _parent_death_signal() -> Callable[[], None] | None:
+    """A pre-exec hook asking Linux to SIGTERM the child when its parent dies (None elsewhere).
+
+    The libc function is looked up here, before the fork: the hook itself only calls it."""
+    name = ctypes.util.find_library("c")
+    if not name or os.uname().sysname != "Linux":
+        return None
+    prctl = ctypes.CDLL(name, use_errno=True).prctl
+    parent = os.getpid()
+
+    def hook() -> None:
+        prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the request took effect
+            os._exit(1)
+
+    return hook
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def kill_group(proc: subprocess.Popen[bytes], grace: float = _GRACE_SECONDS) -> None:
+    """SIGTERM the process group, then SIGKILL whatever is left after a grace period."""
     try:
         pgid = os.getpgid(proc.pid)
     except ProcessLookupError:
@@ -147,7 +176,7 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
             os.killpg(pgid, sig)
         if sig == signal.SIGTERM:
             with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=_GRACE_SECONDS)
+                proc.wait(timeout=grace)
             if not _group_alive(pgid):
                 break
     with contextlib.suppress(subprocess.TimeoutExpired):

@@ -236,24 +236,43 @@ class AgentRunner:
         self.processes.stop_all()
 
 
-def ledger_totals(workspace: Workspace) -> tuple[int, float]:
-    """(agent calls, cost in USD) recorded in the workspace's usage ledger, across sessions.
+@dataclass(frozen=True)
+class LedgerUsage:
+    """What a workspace's usage ledger records, across sessions."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+def ledger_usage(workspace: Workspace) -> LedgerUsage:
+    """Agent calls, tokens and cost recorded in the workspace's usage ledger, across sessions.
 
     Every line is a call that happened; a line cut short by a crash still counts as a call, but
-    its cost cannot be read."""
+    its tokens and cost cannot be read."""
     path = workspace.usage_ledger
     if not path.is_file():
-        return 0, 0.0
-    calls, cost = 0, 0.0
+        return LedgerUsage()
+    calls, tokens_in, tokens_out, cost = 0, 0, 0, 0.0
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue
         calls += 1
         try:
-            cost += float(json.loads(line).get("cost_usd") or 0.0)
+            entry = json.loads(line)
+            cost += float(entry.get("cost_usd") or 0.0)
+            tokens_in += int(entry.get("input_tokens") or 0)
+            tokens_out += int(entry.get("output_tokens") or 0)
         except (json.JSONDecodeError, AttributeError, TypeError, ValueError):
             continue
-    return calls, cost
+    return LedgerUsage(calls, tokens_in, tokens_out, cost)
+
+
+def ledger_totals(workspace: Workspace) -> tuple[int, float]:
+    """(agent calls, cost in USD) recorded in the workspace's usage ledger, across sessions."""
+    usage = ledger_usage(workspace)
+    return usage.calls, usage.cost_usd
 
 
 def _short_prompt(prompt_rel: str, call: AgentCall, workspace: Workspace) -> str:
