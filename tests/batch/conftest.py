@@ -13,7 +13,9 @@ import pytest
 from tests.batch.helpers import batch_folder, jsonl_file, run_batch, scenario_env
 from tests.helpers import REPO, PageServer
 
-QUESTIONS = [f"What is the value of index {name}?" for name in ("alpha", "beta", "gamma", "delta", "eps", "zeta")]
+QUESTIONS = [
+    f"What is the value of index {name}?" for name in ("alpha", "beta", "gamma", "delta", "eps", "zeta")
+]
 BAD_LINE = 4  # the batch file's fourth line is not JSON
 
 
@@ -47,7 +49,9 @@ def six_jobs(tmp_path_factory: pytest.TempPathFactory, module_pages: PageServer)
     folder = batch_folder(root)
     log = root / "calls.jsonl"
     env = scenario_env(
-        base_env(root), root / "scenario.yaml", {"page_base": module_pages.base_url, "calls_log": str(log), "sleep": 0.3}
+        base_env(root),
+        root / "scenario.yaml",
+        {"page_base": module_pages.base_url, "calls_log": str(log), "sleep": 0.3},
     )
     rows: list[dict[str, object] | str] = [{"id": f"q{n}", "prompt": q} for n, q in enumerate(QUESTIONS, 1)]
     rows.insert(BAD_LINE - 1, '{"id": "broken", "prompt": ')

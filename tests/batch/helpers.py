@@ -52,7 +52,9 @@ def start_batch(file: Path, folder: Path, env: dict[str, str], *extra: str) -> s
 
 def jsonl_file(path: Path, rows: list[dict[str, Any] | str]) -> Path:
     """A batch file: dicts become JSON lines, strings are written as they are (bad lines)."""
-    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8")
+    path.write_text(
+        "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8"
+    )
     return path
 
 

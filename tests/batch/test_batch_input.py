@@ -63,7 +63,9 @@ def test_text_files_get_stable_generated_ids(tmp_path: Path) -> None:
     batch = read_batch_file(path)
     assert [j.line for j in batch.jobs] == [2, 4]
     first = batch.jobs[0].id
-    assert first.startswith("how-did-eu-heat-pump-sales-change-") and first == generated_id(batch.jobs[0].prompt)
+    assert first.startswith("how-did-eu-heat-pump-sales-change-") and first == generated_id(
+        batch.jobs[0].prompt
+    )
     path.write_text("What is Ray?\nHow did EU heat-pump sales change?\n", encoding="utf-8")
     assert read_batch_file(path).jobs[1].id == first  # moving a line does not rename its workspace
 

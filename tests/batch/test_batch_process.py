@@ -10,7 +10,7 @@ import textwrap
 from pathlib import Path
 
 from tests.batch.conftest import base_env
-from tests.batch.helpers import batch_folder, batch_argv, jsonl_file
+from tests.batch.helpers import batch_argv, batch_folder, jsonl_file
 from tests.pipeline.test_resume import wait_for
 
 PARENT = textwrap.dedent(
@@ -33,14 +33,6 @@ PARENT = textwrap.dedent(
 )
 
 
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 def test_a_child_started_with_die_with_parent_gets_sigterm_when_its_parent_is_killed(tmp_path: Path) -> None:
     note, ready, log = tmp_path / "note", tmp_path / "ready", tmp_path / "child.log"
     parent = subprocess.Popen(
@@ -59,7 +51,9 @@ def test_on_ray_without_ray_installed_says_how_to_install(tmp_path: Path) -> Non
     # `sys.modules["ray"] = None` makes `import ray` fail as it does where Ray is not installed.
     code = "import sys; sys.modules['ray'] = None; from deepresearch.cli import main; main(sys.argv[1:])"
     argv = [sys.executable, "-c", code, *batch_argv(file, folder, "--on", "ray")[3:]]
-    result = subprocess.run(argv, cwd=tmp_path, env=base_env(tmp_path), capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        argv, cwd=tmp_path, env=base_env(tmp_path), capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 2, result.stdout + result.stderr
     assert "--on ray needs Ray, which is not installed" in result.stderr
     assert "pip install 'deepresearch[ray]'" in result.stderr
@@ -76,6 +70,13 @@ def test_bad_options_are_usage_errors(tmp_path: Path) -> None:
         (["--effort", "huge"], "effort: must be one of quick, standard, deep"),
         (["--max-cost-total", "-1"], "--max-cost-total must be greater than 0"),
     ):
-        result = subprocess.run(batch_argv(file, folder, *extra), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+        result = subprocess.run(
+            batch_argv(file, folder, *extra),
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert result.returncode in (2, 3) and message in result.stderr, (extra, result.stderr)
     assert os.listdir(folder) == ["deepresearch.yaml"]

@@ -57,7 +57,10 @@ def test_a_job_that_crashes_twice_is_retried_resuming_its_workspace(
         "workspaces": {"flaky": {"synthesizer": {"fail_times": 2}}},
     }
     env = scenario_env(clean_env, tmp_path / "s.yaml", scenario)
-    file = jsonl_file(tmp_path / "q.jsonl", [{"id": "steady", "prompt": "Index alpha?"}, {"id": "flaky", "prompt": "Index beta?"}])
+    file = jsonl_file(
+        tmp_path / "q.jsonl",
+        [{"id": "steady", "prompt": "Index alpha?"}, {"id": "flaky", "prompt": "Index beta?"}],
+    )
     result = run_batch(file, folder, env, "--jobs", "2", "--retries", "2")
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.count("flaky: attempt") == 2 and "resuming it" in result.stdout
@@ -89,7 +92,9 @@ def test_sigkill_of_the_batch_then_the_same_command_continues(
         return jobs.get("a", {}).get("status") == "done" and jobs.get("b", {}).get("status") == "running"
 
     wait_for(a_done_and_b_running, timeout=120)
-    wait_for(lambda: any(e["event"] == "agent_started" and e["role"] == "executor" for e in events(folder / "b")))
+    wait_for(
+        lambda: any(e["event"] == "agent_started" and e["role"] == "executor" for e in events(folder / "b"))
+    )
     first.send_signal(signal.SIGKILL)
     first.communicate(timeout=30)
     # The runs of the killed batch stop by themselves (their parent died) and leave no agent behind.

@@ -56,7 +56,9 @@ def test_bench_export_has_the_benchmark_layout_and_references_resolve_to_archive
         assert "## References" not in body and "Citation statistics" not in article
         used = [int(m) for m in MARKER.findall(body)]
         assert used and sorted(set(used)) == list(range(1, max(used) + 1))
-        assert [m for i, m in enumerate(used) if m not in used[:i]] == sorted(set(used))  # first-citation order
+        assert [m for i, m in enumerate(used) if m not in used[:i]] == sorted(
+            set(used)
+        )  # first-citation order
         workdir = six_jobs.folder / f"q{n}"
         doc = StateStore(Workspace(workdir)).load()
         entries = [REFERENCE.match(r) for r in refs.strip().splitlines()]
@@ -78,7 +80,9 @@ def test_bench_article_numbers_groups_in_first_citation_order_and_leaves_code_al
         "```\nliteral [S01]\n```\n\n## References\n\n1. **[S01]** old list\n"
     )
     article = bench_article(report, doc)
-    assert article.startswith("# R\n\nBeta first [1]. Then both [2][3]. Again [1][2]. Unknown .\n\n```\nliteral [S01]\n```")
+    assert article.startswith(
+        "# R\n\nBeta first [1]. Then both [2][3]. Again [1][2]. Unknown .\n\n```\nliteral [S01]\n```"
+    )
     assert article.endswith(
         "## References\n\n[1] Title 2. https://example.org/2\n[2] Title 1. https://example.org/1\n"
         "[3] Title 3. https://example.org/3\n"
@@ -86,7 +90,9 @@ def test_bench_article_numbers_groups_in_first_citation_order_and_leaves_code_al
     assert "old list" not in article
 
 
-def test_measures_export_reads_knowledge_measures_when_present(six_jobs: FinishedBatch, tmp_path: Path) -> None:
+def test_measures_export_reads_knowledge_measures_when_present(
+    six_jobs: FinishedBatch, tmp_path: Path
+) -> None:
     folder = copy_of(six_jobs, tmp_path)
     knowledge = folder / "q2" / "knowledge.json"
     data = json.loads(knowledge.read_text(encoding="utf-8"))
@@ -97,18 +103,32 @@ def test_measures_export_reads_knowledge_measures_when_present(six_jobs: Finishe
     knowledge.write_text(json.dumps(data), encoding="utf-8")
     assert cli("export", str(folder), "--format", "csv", cwd=tmp_path).returncode == 0
     rows = list(csv.DictReader((folder / "export-csv.csv").open(encoding="utf-8")))
-    assert list(rows[0]) == list(MEASURE_COLUMNS) and [r["id"] for r in rows] == [f"q{n}" for n in range(1, 7)]
+    assert list(rows[0]) == list(MEASURE_COLUMNS) and [r["id"] for r in rows] == [
+        f"q{n}" for n in range(1, 7)
+    ]
     plain, measured = rows[0], rows[1]
-    assert (plain["facts_total"], plain["facts_verified"], plain["sources"]) == ("2", "2", "2")  # from task.md
+    assert (plain["facts_total"], plain["facts_verified"], plain["sources"]) == (
+        "2",
+        "2",
+        "2",
+    )  # from task.md
     assert plain["claims_checked"] == plain["copies_folded"] == ""  # nothing records them: left empty
-    assert (measured["claims_supported"], measured["copies_folded"], measured["numbers_grounded"]) == ("11", "1", "4")
+    assert (measured["claims_supported"], measured["copies_folded"], measured["numbers_grounded"]) == (
+        "11",
+        "1",
+        "4",
+    )
     for row in rows:
         assert row["status"] == "completed" and row["rounds"] == "1" and row["agent_calls"] == "6"
         assert row["input_tokens"] == "6000" and row["cost_usd"] == "0.06" and float(row["minutes"]) > 0
         assert row["termination_reason"] and row["verification"] == "passed"
     result = cli("export", str(folder), "--format", "jsonl", "--output", "-", cwd=tmp_path)
     items = [json.loads(line) for line in result.stdout.splitlines()]
-    assert items[1]["claims_checked"] == 12 and items[0]["claims_checked"] is None and items[0]["scores"] == [8.0]
+    assert (
+        items[1]["claims_checked"] == 12
+        and items[0]["claims_checked"] is None
+        and items[0]["scores"] == [8.0]
+    )
 
 
 def test_batch_report_writes_markdown_html_and_plots(six_jobs: FinishedBatch, tmp_path: Path) -> None:
