@@ -1,8 +1,10 @@
 """Benchmark: a batch of N jobs with fake agents of fixed latency, locally and on a local Ray cluster.
 
-Prints, for each `--jobs` value, the makespan against the ideal (the jobs' own run time summed and
-divided by the jobs at once), and for Ray the per-job overhead: the time the batch waited for a job
-minus the time the run itself took, against the same figure locally.
+Prints, for each `--jobs` value, the makespan against two ideals: the jobs' own run time summed and
+divided by the jobs at once (how well the scheduler packs them), and the first level's total run time
+divided by the jobs at once (perfect scaling: runs slow down when they share CPUs). For Ray, the
+per-job overhead: the time the batch waited for a job minus the time the run itself took, against the
+same figure locally.
 Run: python bench/batch.py [--count 20] [--latency 1.0] [--jobs 1,2,4] [--no-ray]
 """
 
@@ -59,15 +61,16 @@ def run_batch(
     return time.monotonic() - began, finished
 
 
-def report(label: str, jobs: int, makespan: float, finished: list[JobFinished]) -> float:
+def report(label: str, jobs: int, makespan: float, finished: list[JobFinished], serial: float) -> float:
     """Print one line; return the mean per-job overhead (waited for minus ran)."""
     work = sum(e.run_seconds for e in finished)
     overhead = statistics.mean(e.seconds - e.run_seconds for e in finished)
     bad = [e.job_id for e in finished if e.status != "done"]
     print(
-        f"{label:6} --jobs {jobs}: makespan {makespan:7.1f} s · ideal {work / jobs:7.1f} s "
-        f"(ratio {makespan / (work / jobs):.2f}) · mean run {work / len(finished):5.2f} s · "
-        f"overhead per job {overhead * 1000:6.0f} ms" + (f" · NOT DONE: {bad}" if bad else ""),
+        f"{label:6} --jobs {jobs}: makespan {makespan:6.1f} s · packed ideal {work / jobs:6.1f} s "
+        f"(x{makespan / (work / jobs):.2f}) · scaling ideal {serial / jobs:6.1f} s (x{makespan / (serial / jobs):.2f})"
+        f" · mean run {work / len(finished):5.2f} s · overhead/job {overhead * 1000:4.0f} ms"
+        + (f" · NOT DONE: {bad}" if bad else ""),
         flush=True,
     )
     return overhead
@@ -96,16 +99,23 @@ def main() -> None:
     questions, env = prepare(root, args.count, args.latency)
     print(f"{args.count} jobs, fake agent {args.latency:g} s per call, {os.cpu_count()} CPUs", flush=True)
     local: dict[int, float] = {}
+    serial = 0.0  # total run time at the first level (give --jobs 1 first: one run at a time)
     for jobs in levels:
         makespan, finished = run_batch(questions, root / f"local-{jobs}", jobs, LocalExecutor(env))
-        local[jobs] = report("local", jobs, makespan, finished)
+        serial = serial or sum(e.run_seconds for e in finished)
+        local[jobs] = report("local", jobs, makespan, finished, serial)
     if not args.no_ray:
-        bench_ray(questions, root, env, levels, local)
+        bench_ray(questions, root, env, levels, local, serial)
     shutil.rmtree(root, ignore_errors=True)
 
 
 def bench_ray(
-    questions: Path, root: Path, env: dict[str, str], levels: list[int], local: dict[int, float]
+    questions: Path,
+    root: Path,
+    env: dict[str, str],
+    levels: list[int],
+    local: dict[int, float],
+    serial: float,
 ) -> None:
     """The same batches as Ray tasks on a local head (started and stopped here)."""
     from deepresearch.batch.ray_exec import RayExecutor
@@ -117,7 +127,7 @@ def bench_ray(
             folder = root / f"ray-{jobs}"
             executor = RayExecutor(None, folder, jobs=jobs, retries=0)
             makespan, finished = run_batch(questions, folder, jobs, executor)
-            overhead = report("ray", jobs, makespan, finished)
+            overhead = report("ray", jobs, makespan, finished, serial)
             print(f"{'':6} Ray adds {(overhead - local[jobs]) * 1000:.0f} ms per job over local", flush=True)
     finally:
         subprocess.run([RAY, "stop", "--force"], capture_output=True, timeout=120)

@@ -1,14 +1,19 @@
-"""Jobs as Ray tasks: `--on ray` (this machine's cluster, or a new local one), `ray://auto`, `ray://HOST:PORT`.
+"""Jobs as Ray tasks: `--on ray`, `--on ray://auto` or `--on ray://HOST:PORT` (what `ray.init` is given).
+
+`--on ray` connects to RAY_ADDRESS when set (any address Ray accepts, Ray Client's `ray://` included),
+else to the cluster this machine belongs to, else starts a local instance with room for `--jobs` runs.
+`--on ray://ADDRESS` passes ADDRESS to `ray.init`: `auto`, or a head's `HOST:PORT` (this machine a node).
 
 Each attempt is one task asking for `num_cpus=1` and one unit of the custom resource `agent_cli`, so
 jobs land only on nodes started with it (`ray start ... --resources '{"agent_cli": N}'`). Ray itself
 retries a task whose worker or node died (`max_retries`); the task runs the same command in the same
-workspace, so the retry resumes it. Ray is an optional extra, imported only here. Runs on a node take their environment (PATH, API
-keys, DEEPRESEARCH_* settings) from that node: nothing secret travels with a task.
+workspace, so the retry resumes it. Ray is an optional extra, imported only here. Runs on a node take
+their environment (PATH, API keys, DEEPRESEARCH_* settings) from that node: nothing secret travels.
 """
 
 from __future__ import annotations
 
+import os
 import secrets
 import threading
 from pathlib import Path
@@ -56,13 +61,26 @@ class RayExecutor:
     def _connect(self, address: str | None, jobs: int) -> None:
         ray = self.ray
         common: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
-        if address is None:
+        target = address or os.environ.get("RAY_ADDRESS") or None
+        try:
+            if target is not None:
+                ray.init(address=target, **common)
+                return self._check_resource()
             try:
                 ray.init(address="auto", **common)
             except ConnectionError:  # no cluster here: a local one with room for `jobs` agent CLIs
                 ray.init(resources={RESOURCE: float(jobs)}, include_dashboard=False, **common)
-        else:
-            ray.init(address="auto" if address == "auto" else f"ray://{address}", **common)
+        except (ConnectionError, ValueError, RuntimeError) as exc:
+            raise UsageError(
+                f"cannot connect to Ray at {target or 'a new local instance'}: {exc}",
+                hint="--on ray://HOST:PORT needs this machine to be a node of that cluster (ray start "
+                "--address=HOST:PORT); from outside, set RAY_ADDRESS=ray://HOST:10001 (Ray Client, pip "
+                "install 'ray[client]') and use --on ray",
+            ) from exc
+        return self._check_resource()
+
+    def _check_resource(self) -> None:
+        ray = self.ray
         offered = ray.cluster_resources().get(RESOURCE, 0)
         if not offered:
             ray.shutdown()

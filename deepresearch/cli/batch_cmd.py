@@ -17,7 +17,13 @@ from deepresearch.batch.jobs import read_batch_file
 from deepresearch.batch.scheduler import BatchOptions, BatchScheduler
 from deepresearch.batch.state import BatchState, JobStatus, batch_path
 from deepresearch.config import Config, apply_layer
-from deepresearch.errors import BatchIncompleteError, BudgetExhaustedError, CheckFailedError, UsageError
+from deepresearch.errors import (
+    BatchIncompleteError,
+    BudgetExhaustedError,
+    CheckFailedError,
+    Interrupted,
+    UsageError,
+)
 from deepresearch.ui.batch_live import BatchLiveDisplay
 from deepresearch.ui.batch_plain import BatchPlainDisplay
 
@@ -100,6 +106,11 @@ def batch(
                 state = BatchScheduler(folder, batch_input, options, executor, display).run()
         else:
             state = BatchScheduler(folder, batch_input, options, executor, display).run()
+    except KeyboardInterrupt:  # typed here: typer would turn it into a bare exit status
+        raise Interrupted(
+            "interrupted: every running job was stopped and saved; batch.json is up to date",
+            hint="run the same command again to continue the batch (finished jobs are not run again)",
+        ) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
     typer.echo(f"batch state: {batch_path(folder)}")

@@ -14,6 +14,11 @@ from deepresearch.errors import UsageError
 from deepresearch.state.writer import atomic_write
 
 
+def default_name(fmt: str) -> str:
+    """export-bench.jsonl, export-measures.jsonl or export-measures.csv."""
+    return "export-bench.jsonl" if fmt == "bench" else f"export-measures.{fmt}"
+
+
 def register(app: typer.Typer) -> None:
     """Add the `export` subcommand to the app."""
     app.command(
@@ -28,7 +33,10 @@ def export(
     fmt: Annotated[str, typer.Option("--format", "-F", help="bench | jsonl | csv.")] = "bench",
     output: Annotated[
         Path | None,
-        typer.Option("--output", help="Where to write (default DIR/export-FORMAT.jsonl|csv; - for stdout)."),
+        typer.Option(
+            "--output",
+            help="Where to write (default DIR/export-bench.jsonl, export-measures.jsonl|csv; - for stdout).",
+        ),
     ] = None,
 ) -> None:
     """Write the export and say how many jobs it holds (and which were left out, and why)."""
@@ -44,6 +52,6 @@ def export(
     if output is not None and str(output) == "-":
         sys.stdout.write(result.text)
         return
-    target = output or folder / f"export-{fmt}.{'csv' if fmt == 'csv' else 'jsonl'}"
+    target = output or folder / default_name(fmt)
     atomic_write(target.expanduser().resolve(), result.text)
     typer.echo(f"wrote {result.rows} row(s) to {target}")

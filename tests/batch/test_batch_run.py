@@ -138,3 +138,32 @@ def test_rerunning_a_finished_batch_runs_nothing(six_jobs: FinishedBatch) -> Non
     again = run_batch(six_jobs.file, six_jobs.folder, env, "--jobs", "3")
     assert "6 jobs, 0 to run" in again.stdout, again.stdout + again.stderr
     assert six_jobs.calls_log.read_text().count("\n") == before
+
+
+def test_ctrl_c_stops_every_job_and_the_same_command_resumes_them(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
+    folder = batch_folder(tmp_path)
+    slow = {"executor": {"default": {"sleep": 30}}}
+    scenario = {"page_base": pages.base_url, "workspaces": {"a": slow, "b": slow}}
+    env = scenario_env(clean_env, tmp_path / "s.yaml", scenario)
+    file = jsonl_file(tmp_path / "q.jsonl", [{"id": j, "prompt": f"Index {j}?"} for j in ("a", "b")])
+    batch = start_batch(file, folder, env, "--jobs", "2")
+    wait_for(lambda: len(fake_agent_pids(folder / "a")) == 2 and len(fake_agent_pids(folder / "b")) == 2, 120)
+    batch.send_signal(signal.SIGINT)
+    out, err = batch.communicate(timeout=90)
+    assert batch.returncode == 130, out + err
+    assert (
+        "interrupted: every running job was stopped and saved" in err and "run the same command again" in err
+    )
+    assert fake_agent_pids(folder / "a") == [] and fake_agent_pids(folder / "b") == []
+    state = batch_json(folder)
+    assert state["stopped"] == "interrupted"
+    assert [state["jobs"][j]["status"] for j in "ab"] == ["pending", "pending"]
+    assert all("resumable" in state["jobs"][j]["message"] for j in "ab")
+
+    fast = scenario_env(clean_env, tmp_path / "fast.yaml", {"page_base": pages.base_url})
+    again = run_batch(file, folder, fast, "--jobs", "2")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "▶ a: resuming (attempt 2)" in again.stdout
+    assert [e["resumed"] for e in events(folder / "a") if e["event"] == "run_started"] == [False, True]

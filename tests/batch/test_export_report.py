@@ -102,7 +102,7 @@ def test_measures_export_reads_knowledge_measures_when_present(
     }  # fmt: skip
     knowledge.write_text(json.dumps(data), encoding="utf-8")
     assert cli("export", str(folder), "--format", "csv", cwd=tmp_path).returncode == 0
-    rows = list(csv.DictReader((folder / "export-csv.csv").open(encoding="utf-8")))
+    rows = list(csv.DictReader((folder / "export-measures.csv").open(encoding="utf-8")))
     assert list(rows[0]) == list(MEASURE_COLUMNS) and [r["id"] for r in rows] == [
         f"q{n}" for n in range(1, 7)
     ]

@@ -22,6 +22,7 @@ from tests.batch.helpers import (
     events,
     jsonl_file,
     max_overlap,
+    run_batch,
     run_spans,
     scenario_env,
     start_batch,
@@ -79,7 +80,7 @@ def test_a_batch_of_four_on_ray_survives_a_killed_worker_by_resuming(
     address, env, log = ray_head
     folder = batch_folder(tmp_path)
     file = jsonl_file(tmp_path / "q.jsonl", [{"id": j, "prompt": f"Index {j}?"} for j in "abcd"])
-    batch = start_batch(file, folder, {**env, "RAY_ADDRESS": address}, "--on", "ray", "--jobs", "4")
+    batch = start_batch(file, folder, env, "--on", f"ray://{address}", "--jobs", "4")
     try:
         wait_for(
             lambda: any(
@@ -109,3 +110,21 @@ def test_a_batch_of_four_on_ray_survives_a_killed_worker_by_resuming(
     # Two `agent_cli` in the cluster: never more than two runs at once, whatever --jobs says.
     spans = [span for j in "abcd" for span in run_spans(folder / j)]
     assert max_overlap(spans) <= 2
+
+
+def test_on_ray_without_a_cluster_starts_a_local_instance_with_room_for_the_jobs(
+    tmp_path: Path, pages: PageServer
+) -> None:
+    env = scenario_env(base_env(tmp_path), tmp_path / "s.yaml", {"page_base": pages.base_url})
+    env.update(RAY_USAGE_STATS_ENABLED="0", RAY_TMPDIR=tempfile.mkdtemp(prefix="ray", dir="/tmp"))
+    folder = batch_folder(tmp_path)
+    file = jsonl_file(tmp_path / "q.jsonl", [{"id": j, "prompt": f"Index {j}?"} for j in "ab"])
+    try:
+        result = run_batch(file, folder, env, "--on", "ray", "--jobs", "2")
+    finally:
+        shutil.rmtree(env["RAY_TMPDIR"], ignore_errors=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 at once (ray (default))" in result.stdout
+    jobs = batch_json(folder)["jobs"]
+    assert [jobs[j]["status"] for j in "ab"] == ["done", "done"]
+    assert max_overlap([span for j in "ab" for span in run_spans(folder / j)]) == 2
