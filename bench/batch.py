@@ -40,7 +40,10 @@ def prepare(root: Path, count: int, latency: float) -> tuple[Path, dict[str, str
     scenario = write_scenario(root / "scenario.yaml", {"sleep": latency})
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DEEPRESEARCH_", "FAKE_AGENT", "RAY_"))}
     env.update(
-        FAKE_AGENT_SCENARIO=str(scenario), XDG_CONFIG_HOME=str(root / "xdg"), RAY_USAGE_STATS_ENABLED="0"
+        FAKE_AGENT_SCENARIO=str(scenario),
+        XDG_CONFIG_HOME=str(root / "xdg"),
+        RAY_USAGE_STATS_ENABLED="0",
+        RAY_AUTH_MODE="disabled",
     )
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     return questions, env
@@ -121,7 +124,9 @@ def bench_ray(
     from deepresearch.batch.ray_exec import RayExecutor
 
     address, temp = start_ray(env, max(levels))
-    os.environ.update(RAY_ADDRESS=address, **{k: v for k, v in env.items() if k.startswith("FAKE_AGENT")})
+    os.environ.update(
+        RAY_ADDRESS=address, **{k: v for k, v in env.items() if k.startswith(("FAKE_AGENT", "RAY_"))}
+    )
     try:
         for jobs in levels:
             folder = root / f"ray-{jobs}"

@@ -70,7 +70,7 @@ class RayExecutor:
                 ray.init(address="auto", **common)
             except ConnectionError:  # no cluster here: a local one with room for `jobs` agent CLIs
                 ray.init(resources={RESOURCE: float(jobs)}, include_dashboard=False, **common)
-        except (ConnectionError, ValueError, RuntimeError) as exc:
+        except Exception as exc:  # Ray raises bare Exception too (a node that did not start in time)
             raise UsageError(
                 f"cannot connect to Ray at {target or 'a new local instance'}: {exc}",
                 hint="--on ray://HOST:PORT needs this machine to be a node of that cluster (ray start "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import signal
 from pathlib import Path
 
@@ -132,11 +133,20 @@ def test_a_batch_wide_call_budget_stops_starting_jobs_and_says_so(
     assert "raise the budget and run the same command again" in result.stderr
 
 
-def test_rerunning_a_finished_batch_runs_nothing(six_jobs: FinishedBatch) -> None:
+def test_rerunning_a_finished_batch_runs_nothing(six_jobs: FinishedBatch, tmp_path: Path) -> None:
     env = base_env(six_jobs.folder.parent)
     before = six_jobs.calls_log.read_text().count("\n")
     again = run_batch(six_jobs.file, six_jobs.folder, env, "--jobs", "3")
     assert "6 jobs, 0 to run" in again.stdout, again.stdout + again.stderr
+    # Without batch.json (lost, or never written after the jobs ended) the workspaces still tell.
+    copy = Path(shutil.copytree(six_jobs.folder, tmp_path / "copy", symlinks=True))
+    (copy / "batch.json").unlink()
+    fresh = run_batch(six_jobs.file, copy, env, "--jobs", "3")
+    assert "starting batch" in fresh.stdout and "6 jobs, 0 to run" in fresh.stdout, (
+        fresh.stdout + fresh.stderr
+    )
+    assert [job["status"] for job in batch_json(copy)["jobs"].values()] == ["done"] * 6
+    assert batch_json(copy)["jobs"]["q1"]["agent_calls"] == 6
     assert six_jobs.calls_log.read_text().count("\n") == before
 
 
