@@ -111,7 +111,9 @@ class BatchLiveDisplay:
         """The table as drawn now (rich calls this from its refresh thread)."""
         table = Table(box=None, pad_edge=False, header_style="bold")
         for name in ("job", "status", "phase", "round", "score", "calls", "cost", "time", "note"):
-            table.add_column(name, justify="right" if name in ("round", "score", "calls", "cost") else "left")
+            right = name in ("round", "score", "calls", "cost")
+            # One line per job however narrow the terminal: long ids and notes are cut, not wrapped.
+            table.add_column(name, justify="right" if right else "left", no_wrap=True, overflow="ellipsis")
         now = time.time()
         with self._lock:
             for job_id, row in self.rows.items():
