@@ -1,5 +1,7 @@
 """The small interface every agent CLI backend implements, and the data that crosses it.
 
+`ProcessOutcome` (what a finished process left) comes from `core.process`, which runs it.
+
 A backend knows two things about its CLI: how to build the argv (and environment) for "run this
 prompt in this folder, non-interactively, with these tools", and how to read what the CLI printed
 into one `AgentResult`. It never starts a process: `agents.runner` does that.
@@ -13,6 +15,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
+
+from deepresearch.core.process import ProcessOutcome
 
 
 class FailureKind(StrEnum):
@@ -63,18 +67,6 @@ class AgentRequest:
     tools: ToolProfile
     model: str | None = None
     extra_args: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class ProcessOutcome:
-    """What the runner observed of one subprocess."""
-
-    exit_code: int | None  # None when killed on timeout / interrupt
-    stdout: str
-    stderr: str
-    duration: float
-    timed_out: bool = False
-    interrupted: bool = False
 
 
 @dataclass

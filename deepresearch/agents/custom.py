@@ -26,7 +26,7 @@ from string import Formatter
 
 from deepresearch.agents.base import AgentRequest, AgentResult, ProcessOutcome
 from deepresearch.agents.parsing import as_float, as_int, as_str, crash_or_cause, interrupted_or_timed_out
-from deepresearch.errors import ConfigError
+from deepresearch.core.errors import ConfigError
 
 PLACEHOLDERS = ("prompt", "prompt_file", "workdir", "output_file", "model")
 USAGE_KEYS = ("text", "input_tokens", "output_tokens", "cost_usd", "session_id")

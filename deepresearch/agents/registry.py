@@ -11,8 +11,8 @@ from deepresearch.agents.codex import CodexBackend
 from deepresearch.agents.copilot import CopilotBackend
 from deepresearch.agents.custom import EXAMPLE, CustomBackend
 from deepresearch.agents.gemini import GeminiBackend
-from deepresearch.config import Config
-from deepresearch.errors import ConfigError, NoAgentError
+from deepresearch.core.config import Config
+from deepresearch.core.errors import ConfigError, NoAgentError
 
 Which = Callable[[str], str | None]
 

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from deepresearch.agents.base import AgentBackend, AgentRequest, AgentResult, FailureKind, ToolProfile
-from deepresearch.agents.process import ProcessRunner
 from deepresearch.agents.registry import get_backend, resolve_executable
-from deepresearch.config import Config
-from deepresearch.errors import AgentError, BudgetExhaustedError, NoAgentError
-from deepresearch.events import AgentFinished, AgentRetry, AgentStarted, EventSink
-from deepresearch.workspace import Workspace
+from deepresearch.core.config import Config
+from deepresearch.core.errors import AgentError, BudgetExhaustedError, NoAgentError
+from deepresearch.core.events import AgentFinished, AgentRetry, AgentStarted, EventSink
+from deepresearch.core.process import ProcessRunner
+from deepresearch.core.workspace import Workspace
 
 WRITER_ROLES = ("planner", "supervisor", "reflector", "analyst", "charts", "synthesizer")
 FINAL_FAILURES = {FailureKind.NOT_INSTALLED, FailureKind.NOT_LOGGED_IN, FailureKind.BAD_ARGUMENTS}

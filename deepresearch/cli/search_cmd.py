@@ -9,10 +9,10 @@ from typing import Annotated
 
 import typer
 
-from deepresearch.config import load_config
-from deepresearch.errors import UsageError
+from deepresearch.core.config import load_config
+from deepresearch.core.errors import UsageError
+from deepresearch.core.workspace import Workspace
 from deepresearch.search import SearchOutcome, run_search
-from deepresearch.workspace import Workspace
 
 MAX_K = 20  # the smallest per-request maximum among the providers (Brave, Tavily)
 

@@ -11,10 +11,10 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from deepresearch.errors import UsageError
+from deepresearch.core.errors import UsageError
+from deepresearch.core.workspace import Workspace
+from deepresearch.pipeline.status import load_view
 from deepresearch.ui.render import render_view
-from deepresearch.ui.view import load_view
-from deepresearch.workspace import Workspace
 
 PIPE_WIDTH = 200
 

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 from deepresearch.agents.runner import AgentCall
-from deepresearch.events import Notice, OutputRepair, PhaseFinished, PhaseStarted
+from deepresearch.core.events import Notice, OutputRepair, PhaseFinished, PhaseStarted
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.extras import budget_skip_reason
 from deepresearch.pipeline.prompts import render_prompt

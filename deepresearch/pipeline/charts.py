@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from deepresearch.events import Notice, PhaseFinished, PhaseStarted
+from deepresearch.core.events import Notice, PhaseFinished, PhaseStarted
 from deepresearch.figures import (
     FigurePlan,
     RenderedFigure,

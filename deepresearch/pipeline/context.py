@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from deepresearch.agents.runner import AgentRunner
-from deepresearch.config import Config
-from deepresearch.errors import StateError
-from deepresearch.events import EventSink, Notice
+from deepresearch.core.config import Config
+from deepresearch.core.errors import StateError
+from deepresearch.core.events import EventSink, Notice
+from deepresearch.core.workspace import Workspace
 from deepresearch.state.model import TaskDoc
 from deepresearch.state.store import StateStore
-from deepresearch.workspace import Workspace
 
 
 def utc_now() -> datetime:

@@ -12,8 +12,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 from deepresearch.contracts.execute import ExecutorOutput, parse_executor
-from deepresearch.effort import saturation
-from deepresearch.events import FactsMerged, Notice, PhaseFinished, PhaseStarted, TaskStatusChanged
+from deepresearch.core.effort import saturation
+from deepresearch.core.events import FactsMerged, Notice, PhaseFinished, PhaseStarted, TaskStatusChanged
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.evidence import collect, merge_evidence
 from deepresearch.pipeline.prompts import render_prompt

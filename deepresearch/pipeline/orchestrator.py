@@ -11,9 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from deepresearch.agents.runner import AgentRunner
-from deepresearch.config import Config, settings_snapshot
-from deepresearch.errors import BudgetExhaustedError, Interrupted
-from deepresearch.events import EventSink, Notice, RunFinished, RunStarted
+from deepresearch.core.config import Config, settings_snapshot
+from deepresearch.core.errors import BudgetExhaustedError, Interrupted
+from deepresearch.core.events import EventSink, Notice, RunFinished, RunStarted
+from deepresearch.core.workspace import Workspace
 from deepresearch.pipeline.analyse import analyse
 from deepresearch.pipeline.charts import plan_charts
 from deepresearch.pipeline.context import RunContext, utc_now
@@ -27,7 +28,6 @@ from deepresearch.state.lock import WorkspaceLock
 from deepresearch.state.model import FrontMatter, Mode, RunStatus, TaskDoc
 from deepresearch.state.schedule import reset_running
 from deepresearch.state.store import StateStore
-from deepresearch.workspace import Workspace
 
 # A hook between planning and research (interactive approval); returns False to stop here.
 PlanHook = Callable[[RunContext], bool]

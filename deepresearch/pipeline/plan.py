@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from deepresearch.contracts.plan import ClarifyOutput, PlanOutput, parse_clarify, parse_plan
-from deepresearch.errors import AgentError
-from deepresearch.events import PhaseFinished, PhaseStarted
+from deepresearch.core.errors import AgentError
+from deepresearch.core.events import PhaseFinished, PhaseStarted
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.prompts import render_prompt
 from deepresearch.pipeline.step import run_step

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from deepresearch.config import Config
 from deepresearch.contracts.reflect import Assessment, fallback_assessment, parse_assessment
-from deepresearch.events import Notice, PhaseFinished, PhaseStarted, RoundFinished
+from deepresearch.core.config import Config
+from deepresearch.core.events import Notice, PhaseFinished, PhaseStarted, RoundFinished
 from deepresearch.pipeline.conflicts import conflict_tasks, weigh_all
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.prompts import render_prompt

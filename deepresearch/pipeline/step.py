@@ -9,7 +9,7 @@ from typing import Generic, TypeVar
 
 from deepresearch.agents.base import AgentResult
 from deepresearch.agents.runner import AgentCall
-from deepresearch.events import OutputRepair
+from deepresearch.core.events import OutputRepair
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.prompts import render_prompt
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deepresearch.config import Config
 from deepresearch.contracts.reflect import Assessment
+from deepresearch.core.config import Config
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from deepresearch.contracts.supervise import parse_briefs
-from deepresearch.events import Notice, PhaseFinished, PhaseStarted
+from deepresearch.core.events import Notice, PhaseFinished, PhaseStarted
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.prompts import render_prompt
 from deepresearch.pipeline.step import run_step

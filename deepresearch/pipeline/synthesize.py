@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from deepresearch.agents.runner import AgentCall
-from deepresearch.errors import AgentError
-from deepresearch.events import OutputRepair, PhaseFinished, PhaseStarted
+from deepresearch.core.errors import AgentError
+from deepresearch.core.events import OutputRepair, PhaseFinished, PhaseStarted
 from deepresearch.figures import RenderedFigure, insert_figures
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.prompts import render_prompt

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from deepresearch.errors import BudgetExhaustedError, StateError
-from deepresearch.search.locking import file_lock, write_atomic
-from deepresearch.workspace import Workspace
+from deepresearch.core.errors import BudgetExhaustedError, StateError
+from deepresearch.core.files import atomic_write, file_lock
+from deepresearch.core.workspace import Workspace
 
 
 def counter_path(workspace: Workspace) -> Path:
@@ -58,7 +58,7 @@ def reserve_search(workspace: Workspace, limit: int | None) -> int:
         used = _read(workspace)
         if limit is not None and used >= limit:
             raise budget_message(used, limit)
-        write_atomic(counter_path(workspace), json.dumps({"used": used + 1}))
+        atomic_write(counter_path(workspace), json.dumps({"used": used + 1}))
         return used + 1
 
 
@@ -66,5 +66,5 @@ def refund_search(workspace: Workspace) -> int:
     """Give back a reserved search that no provider answered (nothing was obtained for it)."""
     with file_lock(_lock_path(workspace)):
         used = max(_read(workspace) - 1, 0)
-        write_atomic(counter_path(workspace), json.dumps({"used": used}))
+        atomic_write(counter_path(workspace), json.dumps({"used": used}))
         return used

@@ -8,9 +8,9 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from deepresearch.search.locking import write_atomic
+from deepresearch.core.files import atomic_write
+from deepresearch.core.workspace import Workspace
 from deepresearch.search.model import SearchResult
-from deepresearch.workspace import Workspace
 
 log = logging.getLogger("deepresearch.search")
 
@@ -50,4 +50,4 @@ def store(workspace: Workspace, key: str, query: str, results: Sequence[SearchRe
     folder = cache_dir(workspace)
     folder.mkdir(parents=True, exist_ok=True)
     data = {"query": query, "results": [r.to_dict() for r in results]}
-    write_atomic(folder / f"{key}.json", json.dumps(data, ensure_ascii=False, indent=1))
+    atomic_write(folder / f"{key}.json", json.dumps(data, ensure_ascii=False, indent=1))

@@ -7,14 +7,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from deepresearch.config import Config
-from deepresearch.errors import DeepResearchError, ExitCode
+from deepresearch.core.config import Config
+from deepresearch.core.errors import DeepResearchError, ExitCode
+from deepresearch.core.workspace import Workspace
 from deepresearch.search import budget, cache
 from deepresearch.search.model import Attempt, Provider, SearchResult
 from deepresearch.search.providers import available_providers, missing_keys
 from deepresearch.search.searchlog import append_results
 from deepresearch.search.strategies import STRATEGIES
-from deepresearch.workspace import Workspace
 
 
 class SearchUnavailableError(DeepResearchError):

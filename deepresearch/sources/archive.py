@@ -17,16 +17,16 @@ from datetime import UTC, date, datetime
 from types import TracebackType
 from urllib.parse import urlsplit
 
-from deepresearch.config import Config
-from deepresearch.events import EventSink, Notice, NullSink
+from deepresearch.core.config import Config
+from deepresearch.core.events import EventSink, Notice, NullSink
+from deepresearch.core.urls import normalize_url
+from deepresearch.core.workspace import Workspace
 from deepresearch.sources.browser import Browser, BrowserOptions, BrowserUnavailable
 from deepresearch.sources.content import build_content
 from deepresearch.sources.fetch import Fetched, FetchFailure, http_fetch
 from deepresearch.sources.record import BAD_URL, INTERNAL, SourceRecord
 from deepresearch.sources.registry import SourceRegistry
 from deepresearch.sources.store import StoreContext, store_source
-from deepresearch.urls import normalize_url
-from deepresearch.workspace import Workspace
 
 PER_HOST = 2
 

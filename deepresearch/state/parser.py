@@ -19,7 +19,7 @@ from markdown_it.common.utils import mdTrim
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_block.table import table as gfm_table
 
-from deepresearch.errors import StateError
+from deepresearch.core.errors import StateError
 from deepresearch.state.cells import CellError, unescape_cell
 from deepresearch.state.header import parse_front_matter
 from deepresearch.state.model import TaskDoc

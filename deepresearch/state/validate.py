@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from deepresearch.errors import StateError
+from deepresearch.core.errors import StateError
 from deepresearch.state.model import TaskDoc, TaskStatus
 from deepresearch.state.schema import TABLE_BY_KEY, TABLES, LineMap
 

@@ -7,7 +7,7 @@ import threading
 import time
 from typing import TextIO
 
-from deepresearch.events import (
+from deepresearch.core.events import (
     AgentFinished,
     AgentRetry,
     AgentStarted,

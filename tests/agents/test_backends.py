@@ -27,8 +27,8 @@ from deepresearch.agents.registry import (
     install_hints,
     resolve_executable,
 )
-from deepresearch.config import Config
-from deepresearch.errors import ConfigError, NoAgentError
+from deepresearch.core.config import Config
+from deepresearch.core.errors import ConfigError, NoAgentError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PROMPT = "Read logs/prompts/E1.md and follow it."

@@ -8,7 +8,7 @@ import threading
 import time
 from pathlib import Path
 
-from deepresearch.agents.process import ProcessRunner
+from deepresearch.core.process import ProcessRunner
 
 
 def _alive(pid: int) -> bool:
@@ -100,7 +100,7 @@ def test_stop_all_interrupts_running_processes(tmp_path: Path) -> None:
 
 def test_the_usage_ledger_counts_every_call_even_one_cut_short(tmp_path: Path) -> None:
     from deepresearch.agents.runner import ledger_totals
-    from deepresearch.workspace import Workspace
+    from deepresearch.core.workspace import Workspace
 
     workspace = Workspace(tmp_path)
     assert ledger_totals(workspace) == (0, 0.0)

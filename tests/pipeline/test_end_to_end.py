@@ -8,9 +8,9 @@ import sys
 import time
 from pathlib import Path
 
+from deepresearch.core.workspace import Workspace
 from deepresearch.state.model import RunStatus, TaskStatus
 from deepresearch.state.store import StateStore
-from deepresearch.workspace import Workspace
 from tests.helpers import PageServer, write_scenario, write_workspace_config
 
 THREE_TASKS = {

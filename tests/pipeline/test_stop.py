@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from deepresearch.config import Config
 from deepresearch.contracts.reflect import Assessment, fallback_assessment
+from deepresearch.core.config import Config
 from deepresearch.pipeline.stop import Budgets, decide
 
 

@@ -10,9 +10,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from deepresearch.errors import ExitCode
+from deepresearch.core.errors import ExitCode
+from deepresearch.core.workspace import Workspace
 from deepresearch.search import searches_used
-from deepresearch.workspace import Workspace
 from tests.search.search_mock_server import MockProviders
 
 RunCli = Callable[..., subprocess.CompletedProcess[str]]

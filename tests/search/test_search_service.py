@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from deepresearch.config import Config, load_config
-from deepresearch.errors import BudgetExhaustedError, ExitCode, StateError
+from deepresearch.core.config import Config, load_config
+from deepresearch.core.errors import BudgetExhaustedError, ExitCode, StateError
+from deepresearch.core.workspace import Workspace
 from deepresearch.search import SearchUnavailableError, run_search, searches_used
 from deepresearch.search.budget import counter_path
-from deepresearch.workspace import Workspace
 from tests.search.search_mock_server import MockProviders
 
 FIXED = datetime(2026, 11, 21, 9, 30, tzinfo=UTC)

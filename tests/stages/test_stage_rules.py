@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from deepresearch.agents.runner import AgentRunner
-from deepresearch.config import Config, apply_layer
-from deepresearch.errors import ConfigError
-from deepresearch.events import NullSink
+from deepresearch.core.config import Config, apply_layer
+from deepresearch.core.errors import ConfigError
+from deepresearch.core.events import NullSink
+from deepresearch.core.workspace import Workspace
 from deepresearch.figures import RenderedFigure, save_figures
 from deepresearch.pipeline.analyse import analysis_decision, fact_violations, parse_analysis
 from deepresearch.pipeline.context import RunContext
@@ -21,7 +22,6 @@ from deepresearch.report.finalize import verify_report
 from deepresearch.report.html import render_html
 from deepresearch.state.model import Fact, FrontMatter, TaskDoc
 from deepresearch.state.store import StateStore
-from deepresearch.workspace import Workspace
 
 
 def doc_for(request: str, complexity: str = "") -> TaskDoc:

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from deepresearch.errors import StateError
+from deepresearch.core.errors import StateError
+from deepresearch.core.files import atomic_write
+from deepresearch.core.workspace import Workspace
 from deepresearch.state import model as m
 from deepresearch.state.parser import parse_task_md
 from deepresearch.state.store import StateStore
-from deepresearch.state.writer import atomic_write, render_task_md
-from deepresearch.workspace import Workspace
+from deepresearch.state.writer import render_task_md
 from tests.state.test_state_malformed import BASE
 
 

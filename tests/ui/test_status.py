@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from deepresearch.config import Config
+from deepresearch.core.config import Config
+from deepresearch.core.workspace import Workspace
 from deepresearch.pipeline.orchestrator import new_document
+from deepresearch.pipeline.status import read_doc
 from deepresearch.state.model import Dimension, Task, TaskStatus
 from deepresearch.state.store import StateStore
-from deepresearch.ui.view import read_doc
-from deepresearch.workspace import Workspace
 from tests.helpers import PageServer, write_scenario, write_workspace_config
 
 STAMP = re.compile(r"^\d\d:\d\d:\d\d \S|^\d\d:\d\d:\d\d   ")

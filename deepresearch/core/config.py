@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from deepresearch.errors import ConfigError
+from deepresearch.core.errors import ConfigError
 
 AGENT_NAMES = ("copilot", "claude", "gemini", "codex", "custom")
 ROLES = ("planner", "supervisor", "executor", "reflector", "analyst", "charts", "synthesizer")

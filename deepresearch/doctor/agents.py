@@ -18,10 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from deepresearch.agents.base import AgentBackend, AgentRequest, AgentResult, FailureKind, ToolProfile
-from deepresearch.agents.process import ProcessRunner
 from deepresearch.agents.registry import BUILTIN, DETECTION_ORDER, get_backend
-from deepresearch.config import Config, load_config
-from deepresearch.doctor_checks import (
+from deepresearch.core.config import Config, load_config
+from deepresearch.core.errors import DeepResearchError
+from deepresearch.core.process import ProcessRunner
+from deepresearch.core.workspace import Workspace
+from deepresearch.doctor.checks import (
     BrowserCheck,
     SearchCheck,
     WorkspaceCheck,
@@ -29,8 +31,6 @@ from deepresearch.doctor_checks import (
     check_search,
     check_workspace,
 )
-from deepresearch.errors import DeepResearchError
-from deepresearch.workspace import Workspace
 
 PING_PROMPT = "This is a connectivity check. Reply with the single word OK. Do not use any tools."
 VERSION_TIMEOUT = 30.0

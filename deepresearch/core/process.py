@@ -2,7 +2,9 @@
 
 Every agent CLI call goes through `ProcessRunner.run`. Each child gets its own session (process
 group), so a timeout or Ctrl-C kills the CLI *and* everything it spawned (browsers, MCP servers,
-shells), and the terminal's Ctrl-C reaches only us: we decide what to stop.
+shells), and the terminal's Ctrl-C reaches only us: we decide what to stop. Short helper children
+(the figure worker) go through `run_captured`, which keeps the same group discipline; a program the
+person drives on the terminal (their editor) goes through `run_in_terminal`.
 """
 
 from __future__ import annotations
@@ -14,12 +16,23 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from deepresearch.agents.base import ProcessOutcome
-
 _GRACE_SECONDS = 2.0  # between SIGTERM and SIGKILL of a process group
+
+
+@dataclass(frozen=True)
+class ProcessOutcome:
+    """What the runner observed of one subprocess."""
+
+    exit_code: int | None  # None when killed on timeout / interrupt
+    stdout: str
+    stderr: str
+    duration: float
+    timed_out: bool = False
+    interrupted: bool = False
 
 
 class ProcessRunner:
@@ -160,3 +173,37 @@ def _group_alive(pgid: int) -> bool:
     except (ProcessLookupError, PermissionError):
         return False
     return True
+
+
+def run_captured(
+    argv: Sequence[str],
+    *,
+    input_text: str = "",
+    timeout: float,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+) -> ProcessOutcome:
+    """Run a short child in its own process group with `input_text` on stdin; capture its output.
+    Past `timeout` seconds the whole group is killed and the outcome says `timed_out`."""
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        list(argv), cwd=str(cwd) if cwd else None, env=dict(env) if env is not None else None,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    try:
+        out, err = proc.communicate(input_text.encode("utf-8"), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        out, err = proc.communicate()
+        return ProcessOutcome(None, _text(out), _text(err), time.monotonic() - start, timed_out=True)
+    return ProcessOutcome(proc.returncode, _text(out), _text(err), time.monotonic() - start)
+
+
+def run_in_terminal(argv: Sequence[str]) -> int:
+    """Run a program the person uses on this terminal (their editor) and wait; its exit status.
+    It stays in our process group so it owns the terminal while it runs."""
+    return subprocess.run(list(argv), check=False).returncode
+
+
+def _text(data: bytes | None) -> str:
+    return (data or b"").decode("utf-8", "replace")
