@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from deepresearch.core.process import ProcessOutcome
+from deepresearch.core.roles import ToolProfile
 
 
 class FailureKind(StrEnum):
@@ -43,15 +44,6 @@ class FailureKind(StrEnum):
             FailureKind.TIMEOUT,
             FailureKind.CRASHED,
         }
-
-
-class ToolProfile(StrEnum):
-    """What a role may do. Writers (planner, supervisor, reflector, synthesizer, analyst) read the
-    workspace and write their one output file: no shell, no web where the CLI can restrict tools.
-    Researchers (executors) also need the web, a shell (for `deepresearch archive`) and file writes."""
-
-    WRITER = "writer"
-    RESEARCHER = "researcher"
 
 
 @dataclass(frozen=True)
@@ -99,6 +91,9 @@ class AgentBackend(Protocol):
     executable: str  # the program looked up on PATH
     install_hint: str  # the command that installs it
     login_hint: str  # what to run to log in
+    # Environment variables that can carry its credentials besides its own login store (for
+    # `deepresearch doctor`); None when unknown (a custom command).
+    credential_env: tuple[str, ...] | None
 
     def build_argv(self, request: AgentRequest) -> list[str]:
         """The full argv (executable first) for this request."""
@@ -110,6 +105,18 @@ class AgentBackend(Protocol):
 
     def parse(self, outcome: ProcessOutcome) -> AgentResult:
         """Read what the CLI printed into a result or a classified failure."""
+        ...
+
+    def version_argv(self) -> list[str] | None:
+        """The command that prints the installed version (None: it has none)."""
+        ...
+
+    def login_check_argv(self) -> list[str] | None:
+        """A command that tells whether it is logged in without calling a model (None: none)."""
+        ...
+
+    def read_login_check(self, outcome: ProcessOutcome) -> bool | None:
+        """What `login_check_argv` said: logged in or not, None when it could not tell."""
         ...
 
 

@@ -69,7 +69,12 @@ class GeminiBackend:
     install_hint = "npm install -g @google/gemini-cli"
     login_hint = "run `gemini` once and sign in with Google (or set GEMINI_API_KEY)"
     # Where credentials can come from besides its own Google sign-in (for `deepresearch doctor`).
-    credential_env = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_GCA")
+    credential_env: tuple[str, ...] | None = (
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "GOOGLE_GENAI_USE_VERTEXAI",
+        "GOOGLE_GENAI_USE_GCA",
+    )
 
     def build_argv(self, request: AgentRequest) -> list[str]:
         """`gemini -p PROMPT -o json --approval-mode auto_edit --policy DIR|--yolo --skip-trust
@@ -137,6 +142,10 @@ class GeminiBackend:
 
     def login_check_argv(self) -> list[str] | None:
         """None: gemini has no auth status command that avoids a model call."""
+        return None
+
+    def read_login_check(self, outcome: ProcessOutcome) -> bool | None:
+        """None: there is no login check to read."""
         return None
 
 

@@ -68,15 +68,6 @@ def detect_default(which: Which = shutil.which) -> str | None:
     return None
 
 
-def choose_agent(config: Config, which: Which = shutil.which) -> str:
-    """The configured agent, else the first installed one; NoAgentError listing how to install
-    each supported CLI when there is none."""
-    name = config.agent or detect_default(which)
-    if name is None:
-        raise NoAgentError("no supported agent CLI is installed", hint=install_hints())
-    return name
-
-
 def install_hints() -> str:
     """One line per supported CLI with the command that installs it."""
     lines = ["Install one of these agent CLIs (Node.js 20+ with npm), then log in to it once:"]

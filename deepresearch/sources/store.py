@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
+from deepresearch.core.clock import iso_seconds, utc_now
 from deepresearch.core.files import atomic_write
 from deepresearch.core.urls import host_slug
 from deepresearch.core.workspace import Workspace
 from deepresearch.sources.content import Content, sha256_hex
 from deepresearch.sources.fetch import Fetched
-from deepresearch.sources.record import SourceRecord, utc_now
+from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.weight import authority, classify_source_type, evidence_weight, recency
 
 
@@ -42,7 +43,7 @@ def store_source(
     """Write the source's files for `source_id` and return its archived record."""
     ws = ctx.workspace
     stem = f"{source_id}-{host_slug(fetched.final_url)}"
-    when = utc_now()
+    when = iso_seconds(utc_now())
     folder = ws.asset_dir("pdf" if content.kind == "pdf" else "web")
     markdown = markdown_document(source_id, url, fetched, content, when).encode("utf-8")
     md_path = folder / f"{stem}.md"

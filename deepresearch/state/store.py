@@ -75,15 +75,6 @@ class StateStore:
             return snapshot
         return None
 
-    def restore(self, snapshot: Path) -> None:
-        """Put a snapshot back as task.md; the replaced task.md is kept under .deepresearch/replaced/."""
-        text = snapshot.read_text(encoding="utf-8")
-        parse_task_md(text, path=display_path(snapshot))
-        if self.path.exists():
-            kept = self.workspace.private / "replaced" / f"task-{self.clock().strftime('%Y%m%dT%H%M%S%f')}.md"
-            atomic_write(kept, self.path.read_text(encoding="utf-8", errors="replace"))
-        atomic_write(self.path, text)
-
     def _read(self, path: Path) -> Parsed:
         try:
             text = path.read_text(encoding="utf-8")
