@@ -63,15 +63,7 @@ class ProcessRunner:
             header = f"=== {time.strftime('%Y-%m-%dT%H:%M:%S')} $ {' '.join(argv)}\n"
             log.write(header.encode())
             log.flush()
-            proc = subprocess.Popen(
-                list(argv),
-                cwd=str(cwd),
-                env=dict(env),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-            )
+            proc = _spawn(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL)
             with self._lock:
                 self._live[proc.pid] = proc
             try:
@@ -186,10 +178,7 @@ def run_captured(
     """Run a short child in its own process group with `input_text` on stdin; capture its output.
     Past `timeout` seconds the whole group is killed and the outcome says `timed_out`."""
     start = time.monotonic()
-    proc = subprocess.Popen(
-        list(argv), cwd=str(cwd) if cwd else None, env=dict(env) if env is not None else None,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-    )  # fmt: skip
+    proc = _spawn(argv, cwd=cwd, env=env, stdin=subprocess.PIPE)
     try:
         out, err = proc.communicate(input_text.encode("utf-8"), timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -202,7 +191,30 @@ def run_captured(
 def run_in_terminal(argv: Sequence[str]) -> int:
     """Run a program the person uses on this terminal (their editor) and wait; its exit status.
     It stays in our process group so it owns the terminal while it runs."""
-    return subprocess.run(list(argv), check=False).returncode
+    return _spawn(argv, capture=False, own_group=False).wait()
+
+
+def _spawn(
+    argv: Sequence[str],
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    stdin: int | None = None,
+    capture: bool = True,
+    own_group: bool = True,
+) -> subprocess.Popen[bytes]:
+    """The one place a process is started: in its own session (process group) unless it must share
+    our terminal, with stdout and stderr piped unless it talks to the person directly."""
+    pipe = subprocess.PIPE if capture else None
+    return subprocess.Popen(
+        list(argv),
+        cwd=str(cwd) if cwd is not None else None,
+        env=dict(env) if env is not None else None,
+        stdin=stdin,
+        stdout=pipe,
+        stderr=pipe,
+        start_new_session=own_group,
+    )
 
 
 def _text(data: bytes | None) -> str:
