@@ -159,14 +159,14 @@ class Budget:
                     hint="stop searching and work with what you have: read and archive the sources already "
                     "found (a query already searched still answers from the cache for free)",
                 )
-            atomic_write(self.search_counter, json.dumps({"used": used + 1}))
+            atomic_write(self.search_counter, json.dumps({"used": used + 1}), durable=False)
             return used + 1
 
     def refund_search(self) -> int:
         """Give back a reserved search that no provider answered (nothing was obtained for it)."""
         with file_lock(self._search_lock()):
             used = max(self._read_searches() - 1, 0)
-            atomic_write(self.search_counter, json.dumps({"used": used}))
+            atomic_write(self.search_counter, json.dumps({"used": used}), durable=False)
             return used
 
     # --- the rules -----------------------------------------------------------------------------

@@ -46,4 +46,4 @@ def store(workspace: Workspace, key: str, query: str, results: Sequence[SearchRe
     folder = cache_dir(workspace)
     folder.mkdir(parents=True, exist_ok=True)
     data = {"query": query, "results": [r.to_dict() for r in results]}
-    atomic_write(folder / f"{key}.json", json.dumps(data, ensure_ascii=False, indent=1))
+    atomic_write(folder / f"{key}.json", json.dumps(data, ensure_ascii=False, indent=1), durable=False)
