@@ -24,9 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from deepresearch.config import Config
+from deepresearch.core.config import Config
+from deepresearch.core.workspace import Workspace
 from deepresearch.sources.archive import Archiver
-from deepresearch.workspace import Workspace
 
 
 class _Pages(http.server.BaseHTTPRequestHandler):

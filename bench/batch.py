@@ -27,7 +27,7 @@ from deepresearch.batch.events import JobFinished  # noqa: E402
 from deepresearch.batch.jobs import read_batch_file  # noqa: E402
 from deepresearch.batch.local import Executor, LocalExecutor  # noqa: E402
 from deepresearch.batch.scheduler import BatchOptions, BatchScheduler  # noqa: E402
-from deepresearch.events import RecordingSink  # noqa: E402
+from deepresearch.core.events import RecordingSink  # noqa: E402
 from tests.helpers import write_scenario, write_workspace_config  # noqa: E402
 
 RAY = str(Path(sys.executable).with_name("ray"))

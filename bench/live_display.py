@@ -18,12 +18,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rich.console import Console
 
-from deepresearch.events import AgentFinished, AgentStarted, Event, NullSink
+from deepresearch.core.events import AgentFinished, AgentStarted, Event, NullSink
+from deepresearch.core.workspace import Workspace
 from deepresearch.state import model as m
 from deepresearch.state.store import StateStore
 from deepresearch.ui.live import LiveDisplay
 from deepresearch.ui.plain import PlainDisplay
-from deepresearch.workspace import Workspace
 
 EVENTS = 20_000
 

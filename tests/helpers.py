@@ -3,14 +3,29 @@
 from __future__ import annotations
 
 import datetime
+import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
+import pytest
 import yaml
 
 TESTS = Path(__file__).resolve().parent
 FAKE_AGENT = TESTS / "fake_agent"
 REPO = TESTS.parent
+
+
+# Set by .ci/run, where Chromium is installed: a browser test that cannot launch it is then a
+# failure, not a skip, so a launch bug cannot hide behind "skipped".
+REQUIRE_BROWSER = "REQUIRE_BROWSER_TESTS"
+
+
+def skip_without_browser(reason: str) -> NoReturn:
+    """Skip a test that needs a launchable Chromium (fail instead when REQUIRE_BROWSER_TESTS=1)."""
+    if os.environ.get(REQUIRE_BROWSER, "") not in ("", "0"):
+        pytest.fail(f"a browser test could not run and {REQUIRE_BROWSER} is set: {reason}")
+    pytest.skip(reason)
 
 
 def fake_agent_command() -> list[str]:

@@ -1,5 +1,7 @@
 """The small interface every agent CLI backend implements, and the data that crosses it.
 
+`ProcessOutcome` (what a finished process left) comes from `core.process`, which runs it.
+
 A backend knows two things about its CLI: how to build the argv (and environment) for "run this
 prompt in this folder, non-interactively, with these tools", and how to read what the CLI printed
 into one `AgentResult`. It never starts a process: `agents.runner` does that.
@@ -13,6 +15,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
+
+from deepresearch.core.process import ProcessOutcome
+from deepresearch.core.roles import ToolProfile
 
 
 class FailureKind(StrEnum):
@@ -41,15 +46,6 @@ class FailureKind(StrEnum):
         }
 
 
-class ToolProfile(StrEnum):
-    """What a role may do. Writers (planner, supervisor, reflector, synthesizer, analyst) read the
-    workspace and write their one output file: no shell, no web where the CLI can restrict tools.
-    Researchers (executors) also need the web, a shell (for `deepresearch archive`) and file writes."""
-
-    WRITER = "writer"
-    RESEARCHER = "researcher"
-
-
 @dataclass(frozen=True)
 class AgentRequest:
     """One agent call: everything a backend needs to build its argv."""
@@ -63,18 +59,6 @@ class AgentRequest:
     tools: ToolProfile
     model: str | None = None
     extra_args: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class ProcessOutcome:
-    """What the runner observed of one subprocess."""
-
-    exit_code: int | None  # None when killed on timeout / interrupt
-    stdout: str
-    stderr: str
-    duration: float
-    timed_out: bool = False
-    interrupted: bool = False
 
 
 @dataclass
@@ -107,6 +91,9 @@ class AgentBackend(Protocol):
     executable: str  # the program looked up on PATH
     install_hint: str  # the command that installs it
     login_hint: str  # what to run to log in
+    # Environment variables that can carry its credentials besides its own login store (for
+    # `deepresearch doctor`); None when unknown (a custom command).
+    credential_env: tuple[str, ...] | None
 
     def build_argv(self, request: AgentRequest) -> list[str]:
         """The full argv (executable first) for this request."""
@@ -118,6 +105,18 @@ class AgentBackend(Protocol):
 
     def parse(self, outcome: ProcessOutcome) -> AgentResult:
         """Read what the CLI printed into a result or a classified failure."""
+        ...
+
+    def version_argv(self) -> list[str] | None:
+        """The command that prints the installed version (None: it has none)."""
+        ...
+
+    def login_check_argv(self) -> list[str] | None:
+        """A command that tells whether it is logged in without calling a model (None: none)."""
+        ...
+
+    def read_login_check(self, outcome: ProcessOutcome) -> bool | None:
+        """What `login_check_argv` said: logged in or not, None when it could not tell."""
         ...
 
 

@@ -41,6 +41,11 @@ class ClaudeBackend:
     executable = "claude"
     install_hint = "npm install -g @anthropic-ai/claude-code"
     login_hint = "run `claude` once and log in (or set ANTHROPIC_API_KEY)"
+    credential_env: tuple[str, ...] | None = (
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "CLAUDE_CODE_OAUTH_TOKEN",
+    )
 
     def build_argv(self, request: AgentRequest) -> list[str]:
         """`claude -p PROMPT --output-format json [--model M] [extra] --allowedTools ...`."""

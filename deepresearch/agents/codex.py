@@ -46,6 +46,7 @@ class CodexBackend:
     executable = "codex"
     install_hint = "npm install -g @openai/codex"
     login_hint = "run `codex login` (or `codex login --with-api-key`)"
+    credential_env: tuple[str, ...] | None = ("OPENAI_API_KEY", "CODEX_API_KEY")
 
     def build_argv(self, request: AgentRequest) -> list[str]:
         """`codex exec --json --skip-git-repo-check -C DIR --sandbox workspace-write [-m M]

@@ -50,7 +50,12 @@ class CopilotBackend:
     install_hint = "npm install -g @github/copilot"
     login_hint = "run `copilot` once and use /login (or set COPILOT_GITHUB_TOKEN or GH_TOKEN)"
     # Where credentials can come from besides its own /login store (for `deepresearch doctor`).
-    credential_env = ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN", "COPILOT_PROVIDER_BASE_URL")
+    credential_env: tuple[str, ...] | None = (
+        "COPILOT_GITHUB_TOKEN",
+        "GH_TOKEN",
+        "GITHUB_TOKEN",
+        "COPILOT_PROVIDER_BASE_URL",
+    )
 
     def build_argv(self, request: AgentRequest) -> list[str]:
         """`copilot -p PROMPT -C DIR --no-ask-user --output-format json [--model M] PERMISSIONS [extra]`."""
@@ -118,6 +123,10 @@ class CopilotBackend:
 
     def login_check_argv(self) -> list[str] | None:
         """None: copilot has no auth status command that avoids a session."""
+        return None
+
+    def read_login_check(self, outcome: ProcessOutcome) -> bool | None:
+        """None: there is no login check to read."""
         return None
 
 

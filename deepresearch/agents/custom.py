@@ -26,7 +26,7 @@ from string import Formatter
 
 from deepresearch.agents.base import AgentRequest, AgentResult, ProcessOutcome
 from deepresearch.agents.parsing import as_float, as_int, as_str, crash_or_cause, interrupted_or_timed_out
-from deepresearch.errors import ConfigError
+from deepresearch.core.errors import ConfigError
 
 PLACEHOLDERS = ("prompt", "prompt_file", "workdir", "output_file", "model")
 USAGE_KEYS = ("text", "input_tokens", "output_tokens", "cost_usd", "session_id")
@@ -38,6 +38,7 @@ class CustomBackend:
     """A user-supplied command line; see the module docstring for the template and contract."""
 
     name = "custom"
+    credential_env: tuple[str, ...] | None = None  # an unknown CLI: nothing to look for
 
     def __init__(self, template: Sequence[str], source: str = "configuration") -> None:
         self.template = list(template)
@@ -104,6 +105,10 @@ class CustomBackend:
 
     def login_check_argv(self) -> list[str] | None:
         """None: an unknown CLI has no known login check."""
+        return None
+
+    def read_login_check(self, outcome: ProcessOutcome) -> bool | None:
+        """None: there is no login check to read."""
         return None
 
 

@@ -24,8 +24,6 @@ empty and `{"error": {type, message, code}}` is on stderr; the exit code is 41 a
 from __future__ import annotations
 
 import json
-import os
-import threading
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -42,6 +40,7 @@ from deepresearch.agents.parsing import (
     status_in_text,
     sum_counts,
 )
+from deepresearch.core.files import write_if_changed
 
 WRITER_DENIED_TOOLS = ("run_shell_command", "web_fetch", "google_web_search")
 WRITER_POLICY = f"""# Written by deepresearch: writer roles read and write workspace files; no shell, no web.
@@ -70,7 +69,12 @@ class GeminiBackend:
     install_hint = "npm install -g @google/gemini-cli"
     login_hint = "run `gemini` once and sign in with Google (or set GEMINI_API_KEY)"
     # Where credentials can come from besides its own Google sign-in (for `deepresearch doctor`).
-    credential_env = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_GCA")
+    credential_env: tuple[str, ...] | None = (
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "GOOGLE_GENAI_USE_VERTEXAI",
+        "GOOGLE_GENAI_USE_GCA",
+    )
 
     def build_argv(self, request: AgentRequest) -> list[str]:
         """`gemini -p PROMPT -o json --approval-mode auto_edit --policy DIR|--yolo --skip-trust
@@ -94,7 +98,7 @@ class GeminiBackend:
         if base.get("GOOGLE_GEMINI_BASE_URL") and base.get("GEMINI_API_KEY") and not vertex:
             home = request.workdir / ".deepresearch" / "gemini" / "home"
             settings = endpoint_settings(_read_json(_gemini_dir(base) / "settings.json"))
-            _write_if_changed(home / ".gemini" / "settings.json", json.dumps(settings, indent=2) + "\n")
+            write_if_changed(home / ".gemini" / "settings.json", json.dumps(settings, indent=2) + "\n")
             env["GEMINI_CLI_HOME"] = str(home)
         return env
 
@@ -140,6 +144,10 @@ class GeminiBackend:
         """None: gemini has no auth status command that avoids a model call."""
         return None
 
+    def read_login_check(self, outcome: ProcessOutcome) -> bool | None:
+        """None: there is no login check to read."""
+        return None
+
 
 def writer_policies(workdir: Path) -> Path:
     """The policy folder given to writers: our deny rule plus copies of the user's policies."""
@@ -166,10 +174,10 @@ def _gemini_dir(base: Mapping[str, str]) -> Path:
 
 def _fill_policies(folder: Path, user_policies: Path) -> None:
     """Write our deny rule and mirror the user's `*.toml` policies as `user-*.toml`."""
-    _write_if_changed(folder / "deepresearch-writer.toml", WRITER_POLICY)
+    write_if_changed(folder / "deepresearch-writer.toml", WRITER_POLICY)
     wanted = {f"user-{p.name}": p for p in sorted(user_policies.glob("*.toml")) if p.is_file()}
     for name, source in wanted.items():
-        _write_if_changed(folder / name, source.read_text(encoding="utf-8"))
+        write_if_changed(folder / name, source.read_text(encoding="utf-8"))
     for stale in folder.glob("user-*.toml"):
         if stale.name not in wanted:
             stale.unlink(missing_ok=True)
@@ -182,18 +190,6 @@ def _read_json(path: Path) -> dict[str, object]:
     except (OSError, ValueError):
         return {}
     return dict(value) if isinstance(value, dict) else {}
-
-
-def _write_if_changed(path: Path, text: str) -> None:
-    """Atomic write, skipped when the content is already there (parallel agents share files)."""
-    try:
-        if path.read_text(encoding="utf-8") == text:
-            return
-    except OSError:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    temp.write_text(text, encoding="utf-8")
-    os.replace(temp, path)
 
 
 def _status_from_exit(exit_code: int | None) -> int | None:

@@ -11,8 +11,8 @@ from deepresearch.agents.codex import CodexBackend
 from deepresearch.agents.copilot import CopilotBackend
 from deepresearch.agents.custom import EXAMPLE, CustomBackend
 from deepresearch.agents.gemini import GeminiBackend
-from deepresearch.config import Config
-from deepresearch.errors import ConfigError, NoAgentError
+from deepresearch.core.config import Config
+from deepresearch.core.errors import ConfigError, NoAgentError
 
 Which = Callable[[str], str | None]
 
@@ -66,15 +66,6 @@ def detect_default(which: Which = shutil.which) -> str | None:
         if which(BUILTIN[name]().executable):
             return name
     return None
-
-
-def choose_agent(config: Config, which: Which = shutil.which) -> str:
-    """The configured agent, else the first installed one; NoAgentError listing how to install
-    each supported CLI when there is none."""
-    name = config.agent or detect_default(which)
-    if name is None:
-        raise NoAgentError("no supported agent CLI is installed", hint=install_hints())
-    return name
 
 
 def install_hints() -> str:

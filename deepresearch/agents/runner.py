@@ -2,13 +2,12 @@
 
 `AgentRunner.call` is how the pipeline talks to any agent CLI. It writes the rendered prompt to
 `logs/prompts/`, runs the CLI through the one `ProcessRunner`, parses the output with the backend,
-records usage, emits start/finish events, retries retryable failures with exponential backoff, and
+records usage in the run's `Budget` (which refuses a call past `max_agent_calls`), emits start/finish events, retries retryable failures with exponential backoff, and
 raises `AgentError` / `NoAgentError` for failures that retrying cannot fix.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import shutil
@@ -18,15 +17,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from deepresearch.agents.base import AgentBackend, AgentRequest, AgentResult, FailureKind, ToolProfile
-from deepresearch.agents.process import ProcessRunner
+from deepresearch.agents.base import AgentBackend, AgentRequest, AgentResult, FailureKind
 from deepresearch.agents.registry import get_backend, resolve_executable
-from deepresearch.config import Config
-from deepresearch.errors import AgentError, BudgetExhaustedError, NoAgentError
-from deepresearch.events import AgentFinished, AgentRetry, AgentStarted, EventSink
-from deepresearch.workspace import Workspace
+from deepresearch.core.budget import Budget
+from deepresearch.core.config import Config
+from deepresearch.core.errors import AgentError, NoAgentError
+from deepresearch.core.events import AgentFinished, AgentRetry, AgentStarted, EventSink
+from deepresearch.core.process import ProcessRunner
+from deepresearch.core.roles import Role, tools_for
+from deepresearch.core.workspace import Workspace
 
-WRITER_ROLES = ("planner", "supervisor", "reflector", "analyst", "charts", "synthesizer")
 FINAL_FAILURES = {FailureKind.NOT_INSTALLED, FailureKind.NOT_LOGGED_IN, FailureKind.BAD_ARGUMENTS}
 
 
@@ -53,7 +53,7 @@ class Usage:
 class AgentCall:
     """What the pipeline asks for: one role, one prompt, one output file."""
 
-    role: str
+    role: Role
     label: str
     task_id: str
     prompt_text: str
@@ -73,6 +73,7 @@ class AgentRunner:
         processes: ProcessRunner | None = None,
         sleep: Callable[[float], None] = time.sleep,
         which: Callable[[str], str | None] = shutil.which,
+        budget: Budget | None = None,
     ) -> None:
         self.workspace = workspace
         self.config = config
@@ -82,9 +83,9 @@ class AgentRunner:
         self.sleep = sleep
         self.which = which
         self.usage = Usage()
+        self.budget = budget or Budget(workspace, config)
         self._lock = threading.Lock()
         self._backends: dict[str, tuple[AgentBackend, str]] = {}
-        self._ledger_calls: int | None = None  # agent calls recorded in the workspace, all sessions
 
     def backend_for(self, role: str) -> tuple[AgentBackend, str]:
         """The role's backend and its resolved executable (NoAgentError when not installed)."""
@@ -110,14 +111,14 @@ class AgentRunner:
             prompt_file=prompt_file,
             workdir=self.workspace.root,
             output_file=call.output_file,
-            tools=ToolProfile.WRITER if call.role in WRITER_ROLES else ToolProfile.RESEARCHER,
+            tools=tools_for(call.role),
             model=role_config.model,
             extra_args=tuple(self.config.backend_args.get(backend.name, [])),
         )
         attempts = self.config.retries + 1
         result = AgentResult.failed(FailureKind.CRASHED, "not run")
         for attempt in range(1, attempts + 1):
-            self._check_budget()
+            self.budget.check_call()
             result = self._attempt(backend, request, call, attempt, role_config.timeout)
             if result.ok:
                 return result
@@ -182,22 +183,6 @@ class AgentRunner:
         )
         return result
 
-    def _check_budget(self) -> None:
-        """The hard cap: no agent call starts once `max_agent_calls` calls were made in this run."""
-        limit = self.config.max_agent_calls
-        if limit is None:
-            return
-        with self._lock:
-            if self._ledger_calls is None:
-                self._ledger_calls = ledger_totals(self.workspace)[0]
-            made = self._ledger_calls
-        if made >= limit:
-            raise BudgetExhaustedError(
-                f"agent call budget spent ({made} of {limit}); the run is saved",
-                hint="raise max_agent_calls (config, input.md or DEEPRESEARCH_MAX_AGENT_CALLS) and run "
-                "the same command again to continue",
-            )
-
     def _child_env(self) -> dict[str, str]:
         env = dict(self.environ)
         # Agents run `deepresearch archive/search` from the workspace; tell those where it is.
@@ -225,54 +210,11 @@ class AgentRunner:
             "output_tokens": result.output_tokens,
             "cost_usd": result.cost_usd,
         }
-        self.workspace.private.mkdir(parents=True, exist_ok=True)
-        with self._lock, open(self.workspace.usage_ledger, "a", encoding="utf-8") as ledger:
-            ledger.write(json.dumps(entry) + "\n")
-            if self._ledger_calls is not None:
-                self._ledger_calls += 1
+        self.budget.record_call(entry)
 
     def stop_all(self) -> None:
         """Kill every running agent (Ctrl-C / SIGTERM)."""
         self.processes.stop_all()
-
-
-@dataclass(frozen=True)
-class LedgerUsage:
-    """What a workspace's usage ledger records, across sessions."""
-
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-
-
-def ledger_usage(workspace: Workspace) -> LedgerUsage:
-    """Agent calls, tokens and cost recorded in the workspace's usage ledger, across sessions.
-
-    Every line is a call that happened; a line cut short by a crash still counts as a call, but
-    its tokens and cost cannot be read."""
-    path = workspace.usage_ledger
-    if not path.is_file():
-        return LedgerUsage()
-    calls, tokens_in, tokens_out, cost = 0, 0, 0, 0.0
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        calls += 1
-        try:
-            entry = json.loads(line)
-            cost += float(entry.get("cost_usd") or 0.0)
-            tokens_in += int(entry.get("input_tokens") or 0)
-            tokens_out += int(entry.get("output_tokens") or 0)
-        except (json.JSONDecodeError, AttributeError, TypeError, ValueError):
-            continue
-    return LedgerUsage(calls, tokens_in, tokens_out, cost)
-
-
-def ledger_totals(workspace: Workspace) -> tuple[int, float]:
-    """(agent calls, cost in USD) recorded in the workspace's usage ledger, across sessions."""
-    usage = ledger_usage(workspace)
-    return usage.calls, usage.cost_usd
 
 
 def _short_prompt(prompt_rel: str, call: AgentCall, workspace: Workspace) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from deepresearch.events import Event
+from deepresearch.core.events import Event
 
 
 @dataclass(frozen=True)

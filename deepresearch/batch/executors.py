@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from deepresearch.batch.local import Executor, LocalExecutor
-from deepresearch.errors import UsageError
+from deepresearch.core.errors import UsageError
 
 RAY_SCHEME = "ray://"
 

@@ -19,12 +19,12 @@ from typing import Any
 
 from deepresearch.batch.measures import KNOWLEDGE_KEYS, measure
 from deepresearch.batch.state import BatchState, JobRecord
-from deepresearch.errors import StateError
+from deepresearch.core.errors import StateError
+from deepresearch.core.workspace import Workspace
 from deepresearch.report.blocks import strip_generated_sections
 from deepresearch.report.citations import BRACKET_RE, bracket_ids, cited_in_order
 from deepresearch.state.model import TaskDoc
 from deepresearch.state.store import StateStore
-from deepresearch.workspace import Workspace
 
 FORMATS = ("bench", "jsonl", "csv")
 MEASURE_COLUMNS = (

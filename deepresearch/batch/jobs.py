@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deepresearch.config import Config, apply_layer
-from deepresearch.errors import ConfigError, UsageError
+from deepresearch.core.config import Config, apply_layer
+from deepresearch.core.errors import ConfigError, UsageError
 
 # Columns that are not settings: the question and what identifies it.
 PROMPT_KEYS = ("prompt", "question")

@@ -16,12 +16,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deepresearch.agents.process import ProcessRunner
 from deepresearch.batch.state import JobStatus
-from deepresearch.config import ENV_PREFIX
-from deepresearch.errors import ExitCode
+from deepresearch.core.config import ENV_PREFIX
+from deepresearch.core.errors import ExitCode
+from deepresearch.core.process import ProcessRunner
+from deepresearch.core.workspace import Workspace
 from deepresearch.state.lock import owner_alive, read_owner
-from deepresearch.workspace import Workspace
 
 SHARED_CONFIG = "deepresearch.yaml"  # DIR/deepresearch.yaml: settings for every job of the batch
 JOB_GRACE = 20.0  # seconds a run gets after SIGTERM to stop its agents and save task.md

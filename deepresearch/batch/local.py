@@ -6,8 +6,8 @@ import os
 from collections.abc import Mapping
 from typing import Protocol
 
-from deepresearch.agents.process import ProcessRunner
 from deepresearch.batch.launch import JOB_GRACE, JobLaunch, JobOutcome, run_attempt
+from deepresearch.core.process import ProcessRunner
 
 
 class Executor(Protocol):

@@ -1,8 +1,9 @@
 """One job's measures, read from its workspace: what the exports and the batch report show.
 
 Sources, in order of trust: knowledge.json's `measures` object (written by the run's verification,
-when it has one) for the quality counts; task.md for status, rounds, scores, facts and sources; the
-usage ledger for calls, tokens and cost; logs/events.jsonl for wall time and the verification result.
+when it has one) for the quality counts; task.md for status, rounds, scores, facts, sources and the
+copies among them (`copy_of`); the usage ledger for calls, tokens and cost; logs/events.jsonl for
+wall time and the verification result.
 A measure nothing records is None (null in JSON, empty in CSV), never a guess.
 """
 
@@ -12,12 +13,12 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from deepresearch.agents.runner import ledger_usage
-from deepresearch.errors import StateError
-from deepresearch.eventlog import read_events
+from deepresearch.core.budget import ledger_usage
+from deepresearch.core.errors import StateError
+from deepresearch.core.eventlog import read_events
+from deepresearch.core.workspace import Workspace
 from deepresearch.state.model import TaskDoc, Verified
 from deepresearch.state.store import StateStore
-from deepresearch.workspace import Workspace
 
 # The keys of knowledge.json's "measures" object, in export order.
 KNOWLEDGE_KEYS = (
@@ -72,7 +73,7 @@ def measure(workspace: Workspace) -> JobMeasures:
     if doc is not None:
         _from_doc(found, doc)
     _from_knowledge(found, workspace)
-    usage = ledger_usage(workspace)
+    usage = ledger_usage(workspace.usage_ledger)
     found.agent_calls, found.cost_usd = usage.calls, round(usage.cost_usd, 6)
     found.input_tokens, found.output_tokens = usage.input_tokens, usage.output_tokens
     _from_events(found, read_events(workspace))
@@ -95,6 +96,8 @@ def _from_doc(found: JobMeasures, doc: TaskDoc) -> None:
     found.facts_total = len(doc.facts)
     found.facts_verified = sum(f.verified is Verified.YES for f in doc.facts)
     found.sources = len(doc.sources)
+    found.independent_sources = len(doc.independent([s.id for s in doc.sources]))
+    found.copies_folded = sum(1 for s in doc.sources if s.copy_of)
 
 
 def _from_knowledge(found: JobMeasures, workspace: Workspace) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 from deepresearch.batch.launch import JobLaunch, JobOutcome
 from deepresearch.batch.packing import pack, unpack
 from deepresearch.batch.ray_task import run_job_task
-from deepresearch.errors import UsageError
+from deepresearch.core.errors import UsageError
 
 RESOURCE = "agent_cli"
 INSTALL_HINT = "pip install 'deepresearch[ray]'"

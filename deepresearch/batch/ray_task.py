@@ -14,9 +14,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from deepresearch.agents.process import ProcessRunner
 from deepresearch.batch.launch import JOB_GRACE, JobLaunch, run_attempt
 from deepresearch.batch.packing import pack, unpack
+from deepresearch.core.process import ProcessRunner
 
 
 def sees_batch_folder(probe: str, token: str) -> bool:

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deepresearch.agents.runner import ledger_usage
 from deepresearch.batch.events import (
     BatchBudgetReached,
     BatchFinished,
@@ -33,9 +32,10 @@ from deepresearch.batch.local import Executor
 from deepresearch.batch.measures import measure
 from deepresearch.batch.state import BatchState, JobRecord, JobStatus, load_state, save_state
 from deepresearch.batch.watch import JobWatcher, Snapshot
-from deepresearch.events import EventSink
+from deepresearch.core.budget import ledger_usage
+from deepresearch.core.events import EventSink
+from deepresearch.core.workspace import Workspace
 from deepresearch.state.model import RunStatus
-from deepresearch.workspace import Workspace
 
 LOG_FOLDER = "logs"  # DIR/logs/<id>.log: each job's own progress lines
 
@@ -184,7 +184,7 @@ class BatchScheduler:
         total_calls, total_cost = self.options.max_agent_calls_total, self.options.max_cost_total
         if total_calls is None and total_cost is None:
             return {}
-        usage = {job: ledger_usage(Workspace(self.folder / job)) for job in self.state.jobs}
+        usage = {job: ledger_usage(Workspace(self.folder / job).usage_ledger) for job in self.state.jobs}
         calls = sum(u.calls for u in usage.values())
         cost = sum(u.cost_usd for u in usage.values())
         caps: dict[str, Any] = {}

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from deepresearch.batch.jobs import JobSpec, LineProblem
-from deepresearch.errors import StateError
-from deepresearch.state.writer import atomic_write
+from deepresearch.core.errors import StateError
+from deepresearch.core.files import atomic_write
 
 SCHEMA = "deepresearch.batch"
 SCHEMA_VERSION = 1

@@ -15,9 +15,9 @@ from markdown_it import MarkdownIt
 
 from deepresearch.batch.export import measure_row
 from deepresearch.batch.state import BatchState
+from deepresearch.core.files import atomic_write
 from deepresearch.figures.render import FigureRenderError, render_figure
 from deepresearch.figures.spec import ChartType, FigureSpec, Point, Series
-from deepresearch.state.writer import atomic_write
 
 REPORT_MD = "batch-report.md"
 REPORT_HTML = "batch-report.html"

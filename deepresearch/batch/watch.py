@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from deepresearch.workspace import Workspace
+from deepresearch.core.workspace import Workspace
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import traceback
 import typer
 from typer.exceptions import TyperException
 
-from deepresearch.errors import DeepResearchError, ExitCode
+from deepresearch.core.errors import DeepResearchError, ExitCode
 
 app = typer.Typer(
     name="deepresearch",

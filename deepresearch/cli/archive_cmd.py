@@ -15,10 +15,10 @@ from typing import Annotated
 
 import typer
 
-from deepresearch.config import load_config
-from deepresearch.errors import ArchiveError, UsageError
+from deepresearch.core.config import load_config
+from deepresearch.core.errors import ArchiveError, UsageError
+from deepresearch.core.workspace import Workspace
 from deepresearch.sources.record import SourceRecord
-from deepresearch.workspace import Workspace
 
 
 def register(app: typer.Typer) -> None:

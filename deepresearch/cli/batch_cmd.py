@@ -16,8 +16,8 @@ from deepresearch.batch.executors import make_executor
 from deepresearch.batch.jobs import read_batch_file
 from deepresearch.batch.scheduler import BatchOptions, BatchScheduler
 from deepresearch.batch.state import BatchState, JobStatus, batch_path
-from deepresearch.config import Config, apply_layer
-from deepresearch.errors import (
+from deepresearch.core.config import Config, apply_layer
+from deepresearch.core.errors import (
     BatchIncompleteError,
     BudgetExhaustedError,
     CheckFailedError,

@@ -12,9 +12,9 @@ from typing import Annotated
 
 import typer
 
-from deepresearch.config import load_config
-from deepresearch.errors import ArchiveError, UsageError
-from deepresearch.workspace import Workspace
+from deepresearch.core.config import load_config
+from deepresearch.core.errors import ArchiveError, UsageError
+from deepresearch.core.workspace import Workspace
 
 browser_app = typer.Typer(help="The browser the archiver uses (sign in to sites once).", no_args_is_help=True)
 

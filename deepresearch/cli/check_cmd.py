@@ -10,14 +10,14 @@ from typing import Annotated
 
 import typer
 
-from deepresearch.config import load_config
-from deepresearch.errors import CheckFailedError, UsageError
+from deepresearch.core.config import load_config
+from deepresearch.core.errors import CheckFailedError, UsageError
+from deepresearch.core.workspace import Workspace
 from deepresearch.figures import RenderedFigure, load_figures
 from deepresearch.report.check import format_violation
 from deepresearch.report.finalize import VerificationOutcome, verify_and_finalize
 from deepresearch.report.html import render_pdf
 from deepresearch.state.store import StateStore
-from deepresearch.workspace import Workspace
 
 
 def register(app: typer.Typer) -> None:

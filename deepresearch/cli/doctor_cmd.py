@@ -9,9 +9,9 @@ from typing import Annotated
 
 import typer
 
+from deepresearch.core.errors import NoAgentError
 from deepresearch.doctor import AgentCheck, DoctorReport, run_doctor
-from deepresearch.doctor_checks import BrowserCheck, SearchCheck, WorkspaceCheck
-from deepresearch.errors import NoAgentError
+from deepresearch.doctor.checks import BrowserCheck, SearchCheck, WorkspaceCheck
 
 OK, BAD, UNKNOWN, UNSET = "✓", "✗", "?", "·"
 

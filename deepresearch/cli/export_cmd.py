@@ -10,8 +10,8 @@ import typer
 
 from deepresearch.batch.export import FORMATS, export_batch
 from deepresearch.batch.state import load_state
-from deepresearch.errors import UsageError
-from deepresearch.state.writer import atomic_write
+from deepresearch.core.errors import UsageError
+from deepresearch.core.files import atomic_write
 
 
 def default_name(fmt: str) -> str:

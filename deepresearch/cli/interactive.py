@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import shlex
 import shutil
-import subprocess
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 
 from rich.console import Console
 
-from deepresearch.errors import StateError, UsageError
+from deepresearch.core.errors import StateError, UsageError
+from deepresearch.core.process import run_in_terminal
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.plan import Answer, clarify, plan
 from deepresearch.state.model import RunStatus
@@ -136,7 +136,7 @@ class Interaction:
     def _open_editor(self, ctx: RunContext) -> None:
         argv = [*editor_command(self.environ), str(ctx.workspace.task_md)]
         try:
-            subprocess.run(argv, check=False)  # on the terminal, with our environment
+            run_in_terminal(argv)  # on the terminal, with our environment
         except OSError as exc:
             raise UsageError(f"could not start the editor {argv[0]}: {exc}", hint="check $EDITOR") from exc
 

@@ -9,7 +9,7 @@ import typer
 
 from deepresearch.batch.state import load_state
 from deepresearch.batch.summary import write_summary
-from deepresearch.errors import UsageError
+from deepresearch.core.errors import UsageError
 
 
 def register(app: typer.Typer) -> None:

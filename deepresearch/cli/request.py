@@ -1,6 +1,6 @@
 """The request: from -p, from an input.md (front matter + text), or typed in interactive mode.
 
-Front matter keys are run settings (`deepresearch.config.Config` fields); a bad key or value is
+Front matter keys are run settings (`deepresearch.core.config.Config` fields); a bad key or value is
 reported with its line in input.md, found by composing the front matter's YAML with positions.
 """
 
@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
-from deepresearch.config import Config, load_config
-from deepresearch.errors import ConfigError, UsageError
+from deepresearch.core.config import Config, load_config
+from deepresearch.core.errors import ConfigError, UsageError
 
 
 @dataclass

@@ -13,7 +13,7 @@ import typer
 
 from deepresearch import __version__
 from deepresearch.cli.session import RunOptions, start_run
-from deepresearch.errors import CheckFailedError
+from deepresearch.core.errors import CheckFailedError
 
 EPILOG = """\
 Examples:

@@ -9,10 +9,11 @@ from typing import Annotated
 
 import typer
 
-from deepresearch.config import load_config
-from deepresearch.errors import UsageError
+from deepresearch.core.config import load_config
+from deepresearch.core.errors import UsageError
+from deepresearch.core.events import Event, Notice
+from deepresearch.core.workspace import Workspace
 from deepresearch.search import SearchOutcome, run_search
-from deepresearch.workspace import Workspace
 
 MAX_K = 20  # the smallest per-request maximum among the providers (Brave, Tavily)
 
@@ -46,7 +47,7 @@ def search(
     if not root.is_dir():
         raise UsageError(f"workspace folder not found: {root}", hint="pass --workdir DIR of a run folder")
     config = load_config(root)
-    outcome = run_search(Workspace(root), config, query.strip(), k=k, environ=os.environ)
+    outcome = run_search(Workspace(root), config, query.strip(), k=k, environ=os.environ, sink=_warn)
     for attempt in outcome.attempts:
         if not attempt.ok:
             typer.echo(f"search: skipped {attempt.describe()}", err=True)
@@ -55,6 +56,12 @@ def search(
     else:
         typer.echo(_plain(outcome))
     typer.echo(f"search: {_status(outcome)}", err=True)
+
+
+def _warn(event: Event) -> None:
+    """Notices from the search (a damaged cache entry) go to stderr, beside the provider lines."""
+    if isinstance(event, Notice):
+        typer.echo(f"search: {event.level}: {event.message}", err=True)
 
 
 def _plain(outcome: SearchOutcome) -> str:

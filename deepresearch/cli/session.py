@@ -16,17 +16,17 @@ from deepresearch.agents.registry import detect_default, install_hints
 from deepresearch.agents.runner import AgentRunner
 from deepresearch.cli.interactive import Interaction
 from deepresearch.cli.request import Request, read_request, run_config
-from deepresearch.config import Config
-from deepresearch.errors import NoAgentError, UsageError
-from deepresearch.eventlog import EventLog
-from deepresearch.events import FanOut
+from deepresearch.core.config import Config
+from deepresearch.core.errors import NoAgentError, UsageError
+from deepresearch.core.eventlog import EventLog
+from deepresearch.core.events import FanOut
+from deepresearch.core.workspace import Workspace
 from deepresearch.pipeline.orchestrator import Orchestrator, RunSummary, new_document, role_agents
 from deepresearch.report.html import render_pdf
 from deepresearch.state.model import RunStatus, TaskDoc
 from deepresearch.state.store import StateStore
 from deepresearch.ui.live import LiveDisplay
 from deepresearch.ui.plain import PlainDisplay
-from deepresearch.workspace import Workspace
 
 
 @dataclass

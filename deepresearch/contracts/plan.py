@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deepresearch.pipeline.yamlfile import id_list, read_yaml_output
+from deepresearch.contracts.yamlfile import id_list, read_yaml_output
 from deepresearch.state.model import Dimension, OutlineSection, Priority, Task
 
 COMPLEXITIES = ("simple", "comparison", "analytical")

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deepresearch.pipeline.yamlfile import id_list, read_yaml_output, text_list
+from deepresearch.contracts.yamlfile import id_list, read_yaml_output, text_list
 from deepresearch.state.model import Priority, Severity
 
 SUB_SCORES = ("completeness", "depth", "reliability", "actionability")

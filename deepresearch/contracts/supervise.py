@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from deepresearch.pipeline.yamlfile import read_yaml_output
+from deepresearch.contracts.yamlfile import read_yaml_output
 
 
 def parse_briefs(path: Path, expected: list[str]) -> tuple[dict[str, str] | None, list[str]]:

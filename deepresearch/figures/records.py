@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deepresearch.errors import StateError
+from deepresearch.core.errors import StateError
+from deepresearch.core.files import atomic_write
 from deepresearch.figures.fonts import has_cjk
 
 MANIFEST = "assets/images/figures.json"
@@ -52,10 +52,9 @@ class RenderedFigure:
 def save_figures(workspace_root: Path, figures: list[RenderedFigure]) -> Path:
     """Write the manifest atomically; returns its path."""
     path = workspace_root / MANIFEST
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps([f.to_dict() for f in figures], ensure_ascii=False, indent=2) + "\n", "utf-8")
-    os.replace(tmp, path)
+    atomic_write(
+        path, json.dumps([f.to_dict() for f in figures], ensure_ascii=False, indent=2) + "\n", durable=False
+    )
     return path
 
 

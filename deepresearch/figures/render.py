@@ -9,23 +9,21 @@ after `max_chart_failures` consecutive failures the remaining figures are skippe
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
-import signal
-import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import deepresearch
-from deepresearch.errors import DeepResearchError
+from deepresearch.core.errors import DeepResearchError
+from deepresearch.core.process import run_captured
+from deepresearch.core.workspace import Workspace
 from deepresearch.figures.plan import MAX_CHART_FAILURES, AcceptedFigure, FailureCounter
 from deepresearch.figures.records import RenderedFigure, save_figures
 from deepresearch.figures.spec import FigureSpec
-from deepresearch.workspace import Workspace
 
 DEFAULT_TIMEOUT = 60.0
 _OLD_OUTPUT = re.compile(r"^figure-\d+\.(png|svg)$")
@@ -58,33 +56,21 @@ def _worker_env() -> dict[str, str]:
     return env
 
 
-def _kill(process: subprocess.Popen[str]) -> None:
-    with contextlib.suppress(ProcessLookupError):  # it may finish between the timeout and the kill
-        os.killpg(process.pid, signal.SIGKILL)
-    process.communicate()
-
-
 def render_figure(spec: FigureSpec, png: Path, svg: Path, timeout: float = DEFAULT_TIMEOUT) -> list[str]:
     """Draw one spec into `png` and `svg` in a child process; return its warnings."""
     job = json.dumps({"spec": spec.to_json(), "png": str(png), "svg": str(svg)}, ensure_ascii=False)
     command = [sys.executable, "-m", "deepresearch.figures.worker"]
-    process = subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, encoding="utf-8", env=_worker_env(), start_new_session=True,
-    )  # fmt: skip
-    try:
-        out, err = process.communicate(job, timeout=timeout)
-    except subprocess.TimeoutExpired as exc:
-        _kill(process)
+    outcome = run_captured(command, input_text=job, timeout=timeout, env=_worker_env())
+    if outcome.timed_out:
         _remove(png, svg)
         raise FigureRenderError(
             f"rendering {png.name} took longer than {timeout:g} s: stopped", timed_out=True
-        ) from exc
-    if process.returncode != 0 or not (png.is_file() and svg.is_file()):
+        )
+    if outcome.exit_code != 0 or not (png.is_file() and svg.is_file()):
         _remove(png, svg)
-        last = (err.strip().splitlines() or [f"exit status {process.returncode}"])[-1]
+        last = (outcome.stderr.strip().splitlines() or [f"exit status {outcome.exit_code}"])[-1]
         raise FigureRenderError(f"rendering {png.name} failed: {last}")
-    return list(json.loads(out.strip().splitlines()[-1]).get("warnings", []))
+    return list(json.loads(outcome.stdout.strip().splitlines()[-1]).get("warnings", []))
 
 
 def _remove(*paths: Path) -> None:

@@ -16,16 +16,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from deepresearch.agents.runner import AgentCall
-from deepresearch.events import Notice, OutputRepair, PhaseFinished, PhaseStarted
+from deepresearch.contracts.report import ANALYSIS_SECTIONS
+from deepresearch.core.events import Notice, PhaseFinished, PhaseStarted
 from deepresearch.pipeline.context import RunContext
-from deepresearch.pipeline.extras import budget_skip_reason
 from deepresearch.pipeline.prompts import render_prompt
-from deepresearch.pipeline.step import run_step
-from deepresearch.report.check import Violation, check_report, format_violation
-from deepresearch.state.model import TaskDoc, id_number
+from deepresearch.pipeline.roles import ANALYST
+from deepresearch.pipeline.step import output_file, run_step
+from deepresearch.report.check import format_violation
+from deepresearch.state.model import TaskDoc
 
-SECTIONS = ("Perspectives", "Counter-evidence", "Assumptions")
 LONG_QUESTION_WORDS = 40
 LONG_QUESTION_CJK = 120
 _KEYWORDS = re.compile(
@@ -36,7 +35,6 @@ _KEYWORDS = re.compile(
     re.IGNORECASE,
 )
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
-_FACT_REF = re.compile(r"\bFact-\d+\b")
 _WITHHOLD = {"unknown_source", "unknown_fact"}
 
 
@@ -58,61 +56,22 @@ def analysis_decision(doc: TaskDoc, mode: str) -> tuple[bool, str]:
     return False, "simple question"
 
 
-def parse_analysis(path: Path) -> tuple[str | None, list[str]]:
-    """The analysis text, or None and the problems (a title, the three sections, citations)."""
-    if not path.is_file():
-        return None, [f"the output file {path.name} was not written"]
-    text = path.read_text(encoding="utf-8", errors="replace").strip()
-    problems = []
-    if not text.startswith("# "):
-        problems.append("the analysis must start with '# ' and a title")
-    headings = [h.strip().lower() for h in re.findall(r"^##\s+(.+)$", text, re.MULTILINE)]
-    for section in SECTIONS:
-        if not any(h.startswith(section.lower()) for h in headings):
-            problems.append(f"the section '## {section}' is missing")
-    if not re.search(r"\[S\d+\]", text):
-        problems.append("the analysis cites no source; cite each claim's source as [S01]")
-    return (None, problems) if problems else (text + "\n", [])
-
-
-def fact_violations(text: str, doc: TaskDoc) -> list[Violation]:
-    """Fact IDs named in the text that task.md does not hold (kind unknown_fact)."""
-    known = {id_number(f.id) for f in doc.facts}
-    found = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        for fact_id in dict.fromkeys(_FACT_REF.findall(line)):
-            if id_number(fact_id) not in known:
-                message = (
-                    f"{fact_id} is not in task.md ## Facts; name only facts that exist, or remove the claim."
-                )
-                found.append(Violation(n, "unknown_fact", message))
-    return found
-
-
-def check_analysis(text: str, doc: TaskDoc, workspace_root: Path) -> list[Violation]:
-    """The report's checks (citations, archives, density, URLs, conflicts) plus unknown fact IDs."""
-    return sorted({*check_report(text, doc, workspace_root), *fact_violations(text, doc)})
-
-
 def analyse(ctx: RunContext) -> Path | None:
     """Run the critical analysis when the question calls for it; the checked file, or None."""
     doc, round_no = ctx.doc, ctx.doc.front.round
     run, reason = analysis_decision(doc, ctx.config.analysis)
-    skip = reason if not run else "no facts to analyse" if not doc.facts else budget_skip_reason(ctx)
+    skip = reason if not run else "no facts to analyse" if not doc.facts else ctx.budget.stage_skip_reason()
     if skip:
         ctx.sink(Notice(f"analysis skipped: {skip}"))
         return None
     ctx.sink(PhaseStarted("analyse", round_no))
-    output = ctx.workspace.result_file("analyst")
-    prompt = analyst_prompt(ctx, reason)
-    step = run_step(ctx, "analyst", "analyst", "", prompt, output, parse_analysis)
+    output = output_file(ctx, ANALYST)
+    step = run_step(ctx, ANALYST, analyst_prompt(ctx, reason))
     if step.value is None:
         ctx.sink(Notice(f"analysis failed ({step.failure}); the report is written without it", "warning"))
         ctx.sink(PhaseFinished("analyse", round_no, "failed"))
         return None
-    violations = check_analysis(step.value, doc, ctx.workspace.root)
-    if violations:
-        violations = _repair(ctx, prompt, output, step.value, violations)
+    violations = step.violations
     if violations:
         listed = "; ".join(format_violation(v, _relative(ctx, output)) for v in violations[:5])
         more = f" (and {len(violations) - 5} more)" if len(violations) > 5 else ""
@@ -140,11 +99,11 @@ def analyst_prompt(ctx: RunContext, reason: str) -> str:
     """The analyst's rendered prompt."""
     doc = ctx.doc
     return render_prompt(
-        "analyst",
-        role="analyst",
+        ANALYST.template,
+        role=ANALYST.role,
         task_id="",
         round=doc.front.round,
-        output_file=_relative(ctx, ctx.workspace.result_file("analyst")),
+        output_file=_relative(ctx, output_file(ctx, ANALYST)),
         today=ctx.today,
         request=doc.request,
         reason=reason,
@@ -152,24 +111,8 @@ def analyst_prompt(ctx: RunContext, reason: str) -> str:
         fact_count=len(doc.facts),
         source_count=len(doc.sources),
         conflicts=doc.conflicts,
-        sections=SECTIONS,
+        sections=ANALYSIS_SECTIONS,
     )
-
-
-def _repair(
-    ctx: RunContext, prompt: str, output: Path, first: str, violations: list[Violation]
-) -> list[Violation]:
-    """Send the exact violations back once; what remains (the first text is kept if the repair is worse)."""
-    path = _relative(ctx, output)
-    problems = [format_violation(v, path) for v in violations]
-    ctx.sink(OutputRepair("analyst", "analyst", problems))
-    repair = render_prompt("repair", original=prompt, problems=problems, output_file=path)
-    call = AgentCall("analyst", "analyst", "", repair, output, prompt_name="analyst.verify-repair")
-    repaired = parse_analysis(output)[0] if ctx.runner.call(call).ok else None
-    if repaired is None:
-        output.write_text(first, encoding="utf-8")  # an unusable repair: keep the checked first version
-        return violations
-    return check_analysis(repaired, doc=ctx.doc, workspace_root=ctx.workspace.root)
 
 
 def _relative(ctx: RunContext, path: Path) -> str:

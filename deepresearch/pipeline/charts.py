@@ -11,20 +11,13 @@ read. Figures are optional: whatever goes wrong here, the run goes on without th
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-from deepresearch.events import Notice, PhaseFinished, PhaseStarted
-from deepresearch.figures import (
-    FigurePlan,
-    RenderedFigure,
-    parse_charts,
-    plan_figures,
-    render_figures,
-)
+from deepresearch.core.events import Notice, PhaseFinished, PhaseStarted
+from deepresearch.figures import FigurePlan, RenderedFigure, render_figures
 from deepresearch.pipeline.context import RunContext
-from deepresearch.pipeline.extras import budget_skip_reason
 from deepresearch.pipeline.prompts import render_prompt
-from deepresearch.pipeline.step import run_step
+from deepresearch.pipeline.roles import CHARTS
+from deepresearch.pipeline.step import output_file, run_step
 from deepresearch.state.model import Fact, TaskDoc
 
 MAX_LISTED_FACTS = 200  # facts listed in the prompt; the rest are in task.md
@@ -41,26 +34,11 @@ def plan_charts(ctx: RunContext) -> list[RenderedFigure]:
     doc, round_no = ctx.doc, ctx.doc.front.round
     facts = numeric_facts(doc)
     skip = "max_figures is 0" if ctx.config.max_figures == 0 else None
-    skip = skip or ("no fact states a number" if not facts else budget_skip_reason(ctx))
+    skip = skip or ("no fact states a number" if not facts else ctx.budget.stage_skip_reason())
     if skip:
         return _without_figures(ctx, f"figures skipped: {skip}")
     ctx.sink(PhaseStarted("charts", round_no))
-    output = ctx.workspace.result_file("charts")
-    plans: list[FigurePlan] = []
-
-    def parse(path: Path) -> tuple[FigurePlan | None, list[str]]:
-        if not path.is_file():
-            return None, [f"the output file {path.name} was not written"]
-        text = path.read_text(encoding="utf-8", errors="replace")
-        plan = plan_figures(
-            parse_charts(text, ctx.config.max_figures), ctx.doc,
-            repaired=bool(plans), max_chart_failures=ctx.config.max_chart_failures,
-        )  # fmt: skip
-        plans.append(plan)
-        # One line per problem: an excerpt may span a fact's statement and quote.
-        return (None, [" ".join(p.split()) for p in plan.problems]) if plan.needs_repair else (plan, [])
-
-    step = run_step(ctx, "charts", "charts", "", charts_prompt(ctx, facts), output, parse)
+    step = run_step(ctx, CHARTS, charts_prompt(ctx, facts))
     if step.value is None:
         figures = _without_figures(ctx, f"figures skipped: {step.failure}", level="warning")
         ctx.sink(PhaseFinished("charts", round_no, "no figures"))
@@ -105,11 +83,11 @@ def charts_prompt(ctx: RunContext, facts: list[Fact]) -> str:
     """The chart planner's rendered prompt."""
     doc = ctx.doc
     return render_prompt(
-        "charts",
-        role="charts",
+        CHARTS.template,
+        role=CHARTS.role,
         task_id="",
         round=doc.front.round,
-        output_file=ctx.workspace.relative(ctx.workspace.result_file("charts")),
+        output_file=ctx.workspace.relative(output_file(ctx, CHARTS)),
         today=ctx.today,
         request=doc.request,
         outline=doc.outline,

@@ -5,23 +5,19 @@ from __future__ import annotations
 import shlex
 import shutil
 import sys
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
+from datetime import datetime
 
 from deepresearch.agents.runner import AgentRunner
-from deepresearch.config import Config
-from deepresearch.errors import StateError
-from deepresearch.events import EventSink, Notice
+from deepresearch.core.budget import Budget
+from deepresearch.core.clock import utc_now
+from deepresearch.core.config import Config
+from deepresearch.core.errors import StateError
+from deepresearch.core.events import EventSink, Notice
+from deepresearch.core.workspace import Workspace
 from deepresearch.state.model import TaskDoc
 from deepresearch.state.store import StateStore
-from deepresearch.workspace import Workspace
-
-
-def utc_now() -> datetime:
-    """The current time in UTC (the one clock the pipeline reads; tests replace it)."""
-    return datetime.now(UTC)
 
 
 @dataclass
@@ -35,7 +31,6 @@ class RunContext:
     sink: EventSink
     doc: TaskDoc
     clock: Callable[[], datetime] = utc_now
-    started: float = field(default_factory=time.monotonic)
     written: str = ""  # task.md as this run last saved (or loaded) it: anything else is a person's edit
 
     def save(self, phase: str) -> None:
@@ -70,6 +65,11 @@ class RunContext:
         self.written = on_disk
         self.sink(Notice("picked up your edit of task.md"))
         return True
+
+    @property
+    def budget(self) -> Budget:
+        """The run's budget (shared with the agent runner)."""
+        return self.runner.budget
 
     @property
     def today(self) -> str:

@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass
 
 from deepresearch.contracts.execute import ExecutorOutput
-from deepresearch.events import Notice
+from deepresearch.core.events import Notice
+from deepresearch.core.urls import normalize_url
 from deepresearch.pipeline.context import RunContext
 from deepresearch.sources.api import archive_missing, record_to_source, verify_quote_for
 from deepresearch.sources.record import SourceRecord
@@ -22,7 +23,6 @@ from deepresearch.sources.registry import SourceRegistry
 from deepresearch.sources.weight import authority
 from deepresearch.state.merge import MergeOutcome, merge_task_result
 from deepresearch.state.model import Fact, Source, Verified, format_source_id, id_number
-from deepresearch.urls import normalize_url
 
 GLOBAL_ID = re.compile(r"^S\d+$")
 ARCHIVED = "archived"

@@ -11,15 +11,15 @@ from __future__ import annotations
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
-from deepresearch.contracts.execute import ExecutorOutput, parse_executor
-from deepresearch.effort import saturation
-from deepresearch.events import FactsMerged, Notice, PhaseFinished, PhaseStarted, TaskStatusChanged
+from deepresearch.contracts.execute import ExecutorOutput
+from deepresearch.core.effort import saturation
+from deepresearch.core.events import FactsMerged, Notice, PhaseFinished, PhaseStarted, TaskStatusChanged
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.evidence import collect, merge_evidence
 from deepresearch.pipeline.prompts import render_prompt
+from deepresearch.pipeline.roles import EXECUTOR, StepScope
 from deepresearch.pipeline.saturation import BatchState, after_batch, covered_dimensions, measure, next_k
-from deepresearch.pipeline.spend import research_budget_spent
-from deepresearch.pipeline.step import StepOutcome, run_step
+from deepresearch.pipeline.step import StepOutcome, output_file, run_step
 from deepresearch.pipeline.supervise import read_brief
 from deepresearch.state.model import Task, TaskStatus
 from deepresearch.state.schedule import dispatch_order
@@ -43,11 +43,11 @@ def executor_prompt(ctx: RunContext, task: Task, state: BatchState) -> str:
     mine = set(task.dimensions)
     sat = saturation(ctx.config)
     return render_prompt(
-        "executor",
-        role="executor",
+        EXECUTOR.template,
+        role=EXECUTOR.role,
         task_id=task.id,
         round=doc.front.round,
-        output_file=ctx.workspace.relative(ctx.workspace.result_file(task.id)),
+        output_file=ctx.workspace.relative(output_file(ctx, EXECUTOR, StepScope(task_id=task.id))),
         today=ctx.today,
         task=task,
         task_dimensions=[d for d in doc.dimensions if d.id in mine],
@@ -66,18 +66,8 @@ def executor_prompt(ctx: RunContext, task: Task, state: BatchState) -> str:
 
 def run_executor(ctx: RunContext, task_id: str, batch: int, prompt: str) -> Outcome:
     """Worker-thread body: run one batch of the executor and parse its file (no task.md access)."""
-    output = ctx.workspace.result_file(task_id)
     name = task_id if batch == 1 else f"{task_id}.batch{batch}"
-    return run_step(
-        ctx,
-        "executor",
-        task_id,
-        task_id,
-        prompt,
-        output,
-        lambda p: parse_executor(p, task_id),
-        prompt_name=name,
-    )
+    return run_step(ctx, EXECUTOR, prompt, StepScope(task_id=task_id), prompt_name=name)
 
 
 def _set_status(ctx: RunContext, task: Task, status: TaskStatus) -> None:
@@ -130,7 +120,7 @@ def _finish_batch(
         )
     )
     more = after_batch(batch, novelty, doc, task, saturation(ctx.config))
-    spent = research_budget_spent(ctx)
+    spent = ctx.budget.research_stop_reason()
     if more and not spent:
         _submit(ctx, pool, state, task)
         return
@@ -145,7 +135,7 @@ def _dispatch(ctx: RunContext, pool: ThreadPoolExecutor, state: Round) -> None:
     ctx.refresh()
     _skip_blocked(ctx)
     ready = dispatch_order(ctx.doc)[:room]
-    spent = research_budget_spent(ctx) if ready else None
+    spent = ctx.budget.research_stop_reason() if ready else None
     if spent:
         if not state.budget_note:
             state.budget_note = spent

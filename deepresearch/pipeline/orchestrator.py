@@ -11,23 +11,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from deepresearch.agents.runner import AgentRunner
-from deepresearch.config import Config, settings_snapshot
-from deepresearch.errors import BudgetExhaustedError, Interrupted
-from deepresearch.events import EventSink, Notice, RunFinished, RunStarted
+from deepresearch.core.clock import iso_seconds, utc_now
+from deepresearch.core.config import Config, settings_snapshot
+from deepresearch.core.errors import BudgetExhaustedError, Interrupted
+from deepresearch.core.events import EventSink, Notice, RunFinished, RunStarted
+from deepresearch.core.roles import Role
+from deepresearch.core.workspace import Workspace
 from deepresearch.pipeline.analyse import analyse
 from deepresearch.pipeline.charts import plan_charts
-from deepresearch.pipeline.context import RunContext, utc_now
+from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.execute import execute_round
 from deepresearch.pipeline.plan import Answer, plan
 from deepresearch.pipeline.reflect import reflect
-from deepresearch.pipeline.spend import research_budget_spent
 from deepresearch.pipeline.supervise import supervise
 from deepresearch.pipeline.synthesize import synthesize
 from deepresearch.state.lock import WorkspaceLock
 from deepresearch.state.model import FrontMatter, Mode, RunStatus, TaskDoc
 from deepresearch.state.schedule import reset_running
 from deepresearch.state.store import StateStore
-from deepresearch.workspace import Workspace
 
 # A hook between planning and research (interactive approval); returns False to stop here.
 PlanHook = Callable[[RunContext], bool]
@@ -52,7 +53,7 @@ class RunSummary:
 
 def new_document(question: str, config: Config, agents: dict[str, str]) -> TaskDoc:
     """A fresh task.md for `question`, in status planning."""
-    now = utc_now().strftime("%Y-%m-%dT%H:%M:%SZ")
+    now = iso_seconds(utc_now())
     first_line = question.strip().splitlines()[0] if question.strip() else ""
     front = FrontMatter(
         id=f"dr-{utc_now():%Y%m%d}-{uuid.uuid4().hex[:6]}",
@@ -71,9 +72,9 @@ def new_document(question: str, config: Config, agents: dict[str, str]) -> TaskD
 def role_agents(config: Config) -> dict[str, str]:
     """role → "agent" or "agent/model", as recorded in the front matter."""
     out = {}
-    for role in ("planner", "supervisor", "executor", "reflector", "analyst", "charts", "synthesizer"):
+    for role in Role:
         rc = config.role(role)
-        out[role] = f"{rc.agent}/{rc.model}" if rc.model else str(rc.agent)
+        out[role.value] = f"{rc.agent}/{rc.model}" if rc.model else str(rc.agent)
     return out
 
 
@@ -133,7 +134,7 @@ class Orchestrator:
                 supervise(ctx)
                 execute_round(ctx)
                 ctx.refresh()
-                spent = research_budget_spent(ctx)
+                spent = ctx.budget.research_stop_reason()
                 if spent:  # no reflection: the calls left are for the report
                     ctx.doc.front.status = RunStatus.SYNTHESIZING
                     ctx.doc.front.termination_reason = spent

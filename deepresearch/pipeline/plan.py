@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deepresearch.contracts.plan import ClarifyOutput, PlanOutput, parse_clarify, parse_plan
-from deepresearch.errors import AgentError
-from deepresearch.events import PhaseFinished, PhaseStarted
+from deepresearch.contracts.plan import ClarifyOutput, PlanOutput
+from deepresearch.core.errors import AgentError
+from deepresearch.core.events import PhaseFinished, PhaseStarted
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.prompts import render_prompt
-from deepresearch.pipeline.step import run_step
+from deepresearch.pipeline.roles import CLARIFY, PLANNER
+from deepresearch.pipeline.step import output_file, run_step
 from deepresearch.state.model import RunStatus, TaskStatus
 
 
@@ -34,22 +35,22 @@ def constraints(ctx: RunContext) -> list[str]:
 
 def clarify(ctx: RunContext) -> ClarifyOutput:
     """Ask the planner (clarify mode) for up to five clarifying questions; none on failure."""
-    output = ctx.workspace.result_file("clarify")
+    output = output_file(ctx, CLARIFY)
     prompt = render_prompt(
-        "clarify", role="planner", task_id="", round=0, output_file=ctx.workspace.relative(output),
+        CLARIFY.template, role=CLARIFY.role, task_id="", round=0, output_file=ctx.workspace.relative(output),
         today=ctx.today, request=ctx.doc.request,
     )  # fmt: skip
-    step = run_step(ctx, "planner", "clarify", "", prompt, output, parse_clarify)
+    step = run_step(ctx, CLARIFY, prompt)
     return step.value or ClarifyOutput([])
 
 
 def plan(ctx: RunContext, answers: list[Answer] | None = None, feedback: str = "") -> PlanOutput:
     """Run the planner and install its plan in task.md (status researching, round 1)."""
     ctx.sink(PhaseStarted("plan", 0))
-    output = ctx.workspace.result_file("planner")
+    output = output_file(ctx, PLANNER)
     prompt = render_prompt(
-        "planner",
-        role="planner",
+        PLANNER.template,
+        role=PLANNER.role,
         task_id="",
         round=0,
         output_file=ctx.workspace.relative(output),
@@ -61,9 +62,7 @@ def plan(ctx: RunContext, answers: list[Answer] | None = None, feedback: str = "
         max_tasks=ctx.config.max_tasks,
         language=ctx.config.language or "",
     )
-    step = run_step(
-        ctx, "planner", "planner", "", prompt, output, lambda p: parse_plan(p, ctx.config.max_tasks)
-    )
+    step = run_step(ctx, PLANNER, prompt)
     if step.value is None:
         raise AgentError(
             f"the planner did not produce a usable plan: {step.failure}",

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from deepresearch.config import Config
-from deepresearch.contracts.reflect import Assessment, fallback_assessment, parse_assessment
-from deepresearch.events import Notice, PhaseFinished, PhaseStarted, RoundFinished
+from deepresearch.contracts.reflect import Assessment, fallback_assessment
+from deepresearch.core.config import Config
+from deepresearch.core.events import Notice, PhaseFinished, PhaseStarted, RoundFinished
 from deepresearch.pipeline.conflicts import conflict_tasks, weigh_all
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.prompts import render_prompt
-from deepresearch.pipeline.spend import spent_so_far
-from deepresearch.pipeline.step import run_step
+from deepresearch.pipeline.roles import REFLECTOR
+from deepresearch.pipeline.step import output_file, run_step
 from deepresearch.pipeline.stop import Decision, decide
 from deepresearch.state.model import (
     Conflict,
@@ -28,10 +28,10 @@ from deepresearch.state.model import (
 def assess(ctx: RunContext) -> Assessment:
     """Run the reflector; an unreadable assessment (after one repair) becomes the fallback."""
     doc = ctx.doc
-    output = ctx.workspace.result_file("reflector")
+    output = output_file(ctx, REFLECTOR)
     prompt = render_prompt(
-        "reflector",
-        role="reflector",
+        REFLECTOR.template,
+        role=REFLECTOR.role,
         task_id="",
         round=doc.front.round,
         output_file=ctx.workspace.relative(output),
@@ -45,11 +45,7 @@ def assess(ctx: RunContext) -> Assessment:
         unverified=[f.id for f in doc.facts if f.verified is Verified.NO],
         outline=doc.outline,
     )
-    fact_ids = {f.id for f in doc.facts}
-    dim_ids = {d.id for d in doc.dimensions}
-    step = run_step(
-        ctx, "reflector", "reflector", "", prompt, output, lambda p: parse_assessment(p, fact_ids, dim_ids)
-    )
+    step = run_step(ctx, REFLECTOR, prompt)
     if step.value is None:
         ctx.sink(
             Notice(f"reflector assessment unusable ({step.failure}); using score 5 and going on", "warning")
@@ -156,7 +152,7 @@ def reflect(ctx: RunContext) -> Decision:
     record_assessment(ctx, assessment)
     weigh_all(ctx)
     previous = [q.score for q in doc.quality if q.round < round_no]
-    spent = spent_so_far(ctx)
+    spent = ctx.budget.spent()
     decision = decide(ctx.config, round_no, assessment, previous, spent)
     new_tasks: list[Task] = []
     if not decision.stop:

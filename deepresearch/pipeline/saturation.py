@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deepresearch.effort import Saturation
+from deepresearch.core.effort import Saturation
 from deepresearch.state.merge import MergeOutcome
 from deepresearch.state.model import Task, TaskDoc, Verified
 

@@ -1,35 +1,67 @@
-"""One agent step: call the role, parse its output file, and repair once with the exact problems."""
+"""One agent step, for every role: call, parse the output file, check it, repair with the exact problems.
+
+This is the only repair path. An output the role's contract cannot read goes back once with the
+parser's problems; a readable output that the role's code check finds violations in goes back once
+with those violations (as `file:line: kind: message`). A repair that comes back unusable never
+costs the first readable output: it is written back and kept, with its violations.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
 
 from deepresearch.agents.base import AgentResult
 from deepresearch.agents.runner import AgentCall
-from deepresearch.events import OutputRepair
+from deepresearch.core.events import OutputRepair
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.prompts import render_prompt
+from deepresearch.pipeline.roles import Parser, RoleSpec, StepScope
+from deepresearch.report.check import Violation, format_violation
 
 T = TypeVar("T")
-Parser = Callable[[Path], tuple[T | None, list[str]]]
 
 
 @dataclass
 class StepOutcome(Generic[T]):
-    """The parsed value, or None with the reason (agent failure or unusable output)."""
+    """The parsed value, or None with the reason (agent failure or unusable output); the check's
+    violations that remain after its repair."""
 
     value: T | None
     problems: list[str] = field(default_factory=list)
     agent: AgentResult | None = None
+    violations: list[Violation] = field(default_factory=list)
 
     @property
     def failure(self) -> str:
         if self.agent is not None and not self.agent.ok:
             return self.agent.message or "the agent call failed"
         return "; ".join(self.problems) or "unknown problem"
+
+
+@dataclass
+class _Call:
+    """The fixed parts of one step's agent calls."""
+
+    ctx: RunContext
+    spec: RoleSpec[object]
+    scope: StepScope
+    prompt: str
+    output: Path
+    prompt_name: str
+
+    def run(self, text: str, suffix: str = "") -> AgentResult:
+        label = self.spec.label_for(self.scope)
+        name = f"{self.prompt_name}.{suffix}" if suffix else self.prompt_name
+        call = AgentCall(self.spec.role, label, self.scope.task_id, text, self.output, prompt_name=name)
+        return self.ctx.runner.call(call)
+
+    def repair(self, problems: list[str], suffix: str) -> AgentResult:
+        self.ctx.sink(OutputRepair(self.spec.role, self.spec.label_for(self.scope), problems))
+        output = self.ctx.workspace.relative(self.output)
+        text = render_prompt("repair", original=self.prompt, problems=problems, output_file=output)
+        return self.run(text, suffix)
 
 
 def _set_aside(output_file: Path) -> None:
@@ -42,32 +74,61 @@ def _set_aside(output_file: Path) -> None:
     output_file.rename(kept)
 
 
+NO_SCOPE = StepScope()
+
+
+def output_file(ctx: RunContext, spec: RoleSpec[T], scope: StepScope = NO_SCOPE) -> Path:
+    """logs/<label>_result.md: the one file the call's agent writes."""
+    return ctx.workspace.result_file(spec.label_for(scope))
+
+
 def run_step(
     ctx: RunContext,
-    role: str,
-    label: str,
-    task_id: str,
-    prompt_text: str,
-    output_file: Path,
-    parse: Parser[T],
+    spec: RoleSpec[T],
+    prompt: str,
+    scope: StepScope = NO_SCOPE,
     prompt_name: str = "",
 ) -> StepOutcome[T]:
-    """Run the agent, parse its file; on problems re-prompt once quoting them, then give up."""
-    _set_aside(output_file)
-    result = ctx.runner.call(AgentCall(role, label, task_id, prompt_text, output_file, prompt_name))
+    """Run the role's agent on `prompt`, parse and check its output file, repairing as the spec says."""
+    output = output_file(ctx, spec, scope)
+    _set_aside(output)
+    call = _Call(ctx, spec, scope, prompt, output, prompt_name or spec.label_for(scope))  # type: ignore[arg-type]
+    parse: Parser[T] = spec.parser(ctx, scope)
+    result = call.run(prompt)
     if not result.ok:
         return StepOutcome(None, [], result)
-    value, problems = parse(output_file)
-    if value is not None:
-        return StepOutcome(value, [], result)
-    ctx.sink(OutputRepair(role, label, problems))
-    repair = render_prompt(
-        "repair", original=prompt_text, problems=problems, output_file=ctx.workspace.relative(output_file)
-    )
-    result = ctx.runner.call(
-        AgentCall(role, label, task_id, repair, output_file, prompt_name=f"{prompt_name or label}.repair")
-    )
-    if not result.ok:
+    value, problems = parse(output)
+    for _ in range(spec.repairs.output):
+        if value is not None:
+            break
+        result = call.repair(problems, "repair")
+        if not result.ok:
+            return StepOutcome(None, problems, result)
+        value, problems = parse(output)
+    if value is None:
         return StepOutcome(None, problems, result)
-    value, problems = parse(output_file)
-    return StepOutcome(value, problems, result)
+    if spec.check is None:
+        return StepOutcome(value, [], result)
+    return _checked(call, spec, parse, value, result)
+
+
+def _checked(
+    call: _Call, spec: RoleSpec[T], parse: Parser[T], value: T, result: AgentResult
+) -> StepOutcome[T]:
+    """Run the role's check; send its violations back (at most `repairs.checks` times)."""
+    assert spec.check is not None
+    check = spec.check(call.ctx, call.scope)
+    found = check(value)
+    for _ in range(spec.repairs.checks):
+        if not found.violations:
+            break
+        first_text = found.shown if found.shown is not None else call.output.read_text(encoding="utf-8")
+        call.output.write_text(first_text, encoding="utf-8")  # the file the line numbers refer to
+        where = found.name or call.ctx.workspace.relative(call.output)
+        problems = [format_violation(v, where) for v in found.violations]
+        repaired = parse(call.output)[0] if call.repair(problems, "verify-repair").ok else None
+        if repaired is None:  # an unusable repair: keep the checked first version
+            call.output.write_text(first_text, encoding="utf-8")
+            break
+        value, found = repaired, check(repaired)
+    return StepOutcome(value, [], result, list(found.violations))

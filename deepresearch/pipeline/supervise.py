@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from deepresearch.contracts.supervise import parse_briefs
-from deepresearch.events import Notice, PhaseFinished, PhaseStarted
+from deepresearch.core.events import Notice, PhaseFinished, PhaseStarted
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.prompts import render_prompt
-from deepresearch.pipeline.step import run_step
+from deepresearch.pipeline.roles import SUPERVISOR, StepScope
+from deepresearch.pipeline.step import output_file, run_step
 from deepresearch.state.model import Task, TaskStatus
 
 
@@ -43,11 +43,11 @@ def supervise(ctx: RunContext) -> None:
     if not todo:
         return
     ctx.sink(PhaseStarted("supervise", doc.front.round))
-    output = ctx.workspace.result_file("supervisor")
+    output = output_file(ctx, SUPERVISOR)
     todo_ids = [t.id for t in todo]
     prompt = render_prompt(
-        "supervisor",
-        role="supervisor",
+        SUPERVISOR.template,
+        role=SUPERVISOR.role,
         task_id="",
         round=doc.front.round,
         output_file=ctx.workspace.relative(output),
@@ -59,7 +59,7 @@ def supervise(ctx: RunContext) -> None:
         other_tasks=[t for t in doc.tasks if t.id not in todo_ids],
         known_facts=doc.facts[-40:],
     )
-    step = run_step(ctx, "supervisor", "supervisor", "", prompt, output, lambda p: parse_briefs(p, todo_ids))
+    step = run_step(ctx, SUPERVISOR, prompt, StepScope(task_ids=tuple(todo_ids)))
     briefs = step.value or {}
     if step.value is None:
         ctx.sink(

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
 
+from deepresearch.core.files import file_sha256
 from deepresearch.state.model import Source
-from deepresearch.state.validate import file_sha256
 
 
 class ArchiveState(StrEnum):

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from deepresearch.core.files import atomic_write
+from deepresearch.core.workspace import Workspace
 from deepresearch.figures import RenderedFigure, load_figures
 from deepresearch.report.blocks import strip_generated_sections
 from deepresearch.report.check import Violation, check_report
@@ -15,8 +17,6 @@ from deepresearch.report.html import render_html
 from deepresearch.report.knowledge import knowledge_export
 from deepresearch.report.references import finalize_report
 from deepresearch.state.model import TaskDoc
-from deepresearch.state.writer import atomic_write
-from deepresearch.workspace import Workspace
 
 
 @dataclass(frozen=True)

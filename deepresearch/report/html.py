@@ -1,4 +1,4 @@
-"""report.html (one self-contained, offline file) and report.pdf printed from it through Playwright.
+"""report.html (one self-contained, offline file) and report.pdf printed from it (`sources.browser`).
 
 The markdown is rendered with the same parser the checks use (raw HTML off, so everything from the
 report is escaped). The token stream is then adjusted: headings get ids and feed the table of
@@ -9,32 +9,22 @@ entries get those ids, and archive links are marked so readers (and tests) can f
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import re
-from concurrent.futures import ThreadPoolExecutor
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
 
 from jinja2 import Environment, StrictUndefined
 from markdown_it.token import Token
 from markupsafe import Markup
 
-from deepresearch.errors import UsageError
+from deepresearch.core.errors import UsageError
 from deepresearch.report.blocks import generated_ranges, heading_title, new_parser, strip_generated_sections
 from deepresearch.report.citations import BRACKET_RE, bracket_ids
 from deepresearch.report.references import ENTRY_ID
+from deepresearch.sources.browser import BrowserUnavailable, print_pdf
 from deepresearch.state.model import TaskDoc
 
-CHROMIUM_FALLBACK = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 _SLUG_DROP = re.compile(r"[^\w\- ]+")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _FIGURE_PNG = re.compile(r"(?:\./)?(assets/images/figure-\d+)\.png")
@@ -201,42 +191,12 @@ def _mostly_cjk(text: str) -> bool:
 
 
 def render_pdf(html_path: Path, pdf_path: Path, chromium_path: str | Path | None = None) -> None:
-    """Print report.html to PDF with headless Chromium (Playwright's own, else /usr/bin/chromium)."""
+    """Print report.html to PDF with headless Chromium (the same launch order as archiving)."""
     try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        _print_pdf(html_path, pdf_path, chromium_path)
-        return
-    # Playwright's sync API refuses to run inside an event loop: print from a worker thread.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pool.submit(_print_pdf, html_path, pdf_path, chromium_path).result()
-
-
-def _print_pdf(html_path: Path, pdf_path: Path, chromium_path: str | Path | None) -> None:
-    from playwright.sync_api import Error, sync_playwright  # heavy import: only when printing
-
-    with sync_playwright() as playwright:
-        try:
-            browser = _launch(playwright.chromium, chromium_path, Error)
-        except Error as exc:
-            raise UsageError(
-                f"cannot print {pdf_path.name}: no Chromium could be launched ({str(exc).splitlines()[0]})",
-                hint="install one (`apt-get install chromium` or `playwright install chromium`), "
-                "or leave out --pdf; report.html is written either way",
-            ) from exc
-        try:
-            page = browser.new_page()
-            page.goto(html_path.resolve().as_uri(), wait_until="load")
-            page.pdf(path=str(pdf_path), format="A4", print_background=True, outline=True)
-        finally:
-            browser.close()
-
-
-def _launch(chromium: Any, chromium_path: str | Path | None, error: type[Exception]) -> Any:
-    """Playwright's own Chromium when none is named and it is installed, else the system one."""
-    if chromium_path is None:
-        try:
-            return chromium.launch()
-        except error:
-            chromium_path = CHROMIUM_FALLBACK
-    return chromium.launch(executable_path=str(chromium_path), args=CHROMIUM_ARGS)
+        print_pdf(html_path, pdf_path, str(chromium_path) if chromium_path else None)
+    except BrowserUnavailable as exc:
+        raise UsageError(
+            f"cannot print {pdf_path.name}: no Chromium could be launched ({exc})",
+            hint="install one (`apt-get install chromium` or `playwright install chromium`), "
+            "or leave out --pdf; report.html is written either way",
+        ) from exc

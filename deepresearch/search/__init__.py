@@ -1,9 +1,8 @@
 """`deepresearch search`: a provider chain (Serper, Tavily, Exa, Brave, DuckDuckGo) with cache and budget.
 
-The public API: `run_search` (one search, as the CLI runs it) and `searches_used` (for stop rules).
+The public API: `run_search` (one search, as the CLI runs it). Searches are counted by `core.budget`.
 """
 
-from deepresearch.search.budget import searches_used
 from deepresearch.search.model import Attempt, ErrorKind, ProviderError, SearchResult
 from deepresearch.search.service import SearchOutcome, SearchUnavailableError, run_search
 
@@ -15,5 +14,4 @@ __all__ = [
     "SearchResult",
     "SearchUnavailableError",
     "run_search",
-    "searches_used",
 ]

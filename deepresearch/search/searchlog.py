@@ -6,9 +6,9 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 
-from deepresearch.search.locking import file_lock
+from deepresearch.core.files import file_lock
+from deepresearch.core.workspace import Workspace
 from deepresearch.search.model import SearchResult
-from deepresearch.workspace import Workspace
 
 
 def append_results(

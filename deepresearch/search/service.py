@@ -5,16 +5,19 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 
-from deepresearch.config import Config
-from deepresearch.errors import DeepResearchError, ExitCode
-from deepresearch.search import budget, cache
+from deepresearch.core.budget import Budget
+from deepresearch.core.clock import utc_now
+from deepresearch.core.config import Config
+from deepresearch.core.errors import DeepResearchError, ExitCode
+from deepresearch.core.events import EventSink, Notice, NullSink
+from deepresearch.core.workspace import Workspace
+from deepresearch.search import cache
 from deepresearch.search.model import Attempt, Provider, SearchResult
 from deepresearch.search.providers import available_providers, missing_keys
 from deepresearch.search.searchlog import append_results
 from deepresearch.search.strategies import STRATEGIES
-from deepresearch.workspace import Workspace
 
 
 class SearchUnavailableError(DeepResearchError):
@@ -42,17 +45,20 @@ def run_search(
     query: str,
     k: int = 10,
     environ: Mapping[str, str] | None = None,
-    now: Callable[[], datetime] = lambda: datetime.now(UTC),
+    now: Callable[[], datetime] = utc_now,
+    sink: EventSink | None = None,
 ) -> SearchOutcome:
     """Search `query` for at most `k` results: a cache hit is free, a miss costs one search."""
     env = os.environ if environ is None else environ
     providers = available_providers(config, env)
     strategy = config.search_strategy
     key = cache.cache_key(query, k, strategy, [p.name for p in providers])
-    hit = cache.load(workspace, key)
+    hit, damaged = cache.load(workspace, key)
+    if damaged:
+        (sink or NullSink())(Notice(damaged, "warning"))
     if hit is not None:
         append_results(workspace, query, hit, cached=True, when=now())
-        used = budget.searches_used(workspace)
+        used = Budget(workspace, config).searches_used()
         return SearchOutcome(query, hit, True, strategy, [], used, config.max_searches)
     if not providers:
         raise SearchUnavailableError(
@@ -60,10 +66,11 @@ def run_search(
             f"search_providers = {', '.join(config.search_providers or []) or '(none)'}",
             hint=_key_hint(config, env) or "add duckduckgo (keyless) to search_providers",
         )
-    used = budget.reserve_search(workspace, config.max_searches)
+    spend = Budget(workspace, config)
+    used = spend.reserve_search()
     results, attempts = STRATEGIES[strategy](providers, query, k, config.search_timeout)
     if not any(a.ok for a in attempts):
-        budget.refund_search(workspace)
+        spend.refund_search()
         raise _unavailable(query, attempts, providers, config, env)
     if results:
         cache.store(workspace, key, query, results)

@@ -7,8 +7,8 @@ import queue
 import threading
 from collections.abc import Callable, Sequence
 
+from deepresearch.core.urls import normalize_url
 from deepresearch.search.model import Attempt, ErrorKind, Provider, ProviderError, SearchResult
-from deepresearch.urls import normalize_url
 
 log = logging.getLogger("deepresearch.search")
 

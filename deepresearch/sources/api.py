@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from datetime import date
 
-from deepresearch.config import Config
-from deepresearch.events import EventSink
+from deepresearch.core.config import Config
+from deepresearch.core.events import EventSink
+from deepresearch.core.workspace import Workspace
 from deepresearch.sources.quotes import verify_fact_quote
 from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.registry import SourceRegistry
 from deepresearch.state.model import Source, Verified
-from deepresearch.workspace import Workspace
 
 
 def archive_missing(

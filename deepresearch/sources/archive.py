@@ -13,20 +13,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from datetime import UTC, date, datetime
+from datetime import date
 from types import TracebackType
 from urllib.parse import urlsplit
 
-from deepresearch.config import Config
-from deepresearch.events import EventSink, Notice, NullSink
+from deepresearch.core.clock import utc_now
+from deepresearch.core.config import Config
+from deepresearch.core.events import EventSink, Notice, NullSink
+from deepresearch.core.urls import normalize_url
+from deepresearch.core.workspace import Workspace
 from deepresearch.sources.browser import Browser, BrowserOptions, BrowserUnavailable
 from deepresearch.sources.content import build_content
 from deepresearch.sources.fetch import Fetched, FetchFailure, http_fetch
 from deepresearch.sources.record import BAD_URL, INTERNAL, SourceRecord
 from deepresearch.sources.registry import SourceRegistry
 from deepresearch.sources.store import StoreContext, store_source
-from deepresearch.urls import normalize_url
-from deepresearch.workspace import Workspace
 
 PER_HOST = 2
 
@@ -48,7 +49,7 @@ class Archiver:
         self.workspace = workspace
         self.config = config
         self.registry = SourceRegistry(workspace)
-        self.research_date = research_date or datetime.now(UTC).date()
+        self.research_date = research_date or utc_now().date()
         self.sink: EventSink = sink or NullSink()
         self.per_host = per_host
         self.options = BrowserOptions(

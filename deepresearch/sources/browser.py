@@ -1,7 +1,8 @@
 """Headless Chromium through Playwright's async API: one browser, a small pool of reused pages.
 
-The ONLY module that imports playwright. Chromium is Playwright's own when installed, else the
-configured `chromium_path`, else the system's (`/usr/bin/chromium`). When the workspace has a
+The ONLY module that imports playwright: archiving (`Browser`), signing in (`login_session`) and
+printing report.pdf (`print_pdf`) all launch Chromium here, in one order: Playwright's own when
+installed, else the configured `chromium_path`, else the system's (`/usr/bin/chromium`). When the workspace has a
 browser profile (`deepresearch browser login`), pages open in it, so sites the person signed in
 to are archived signed in; if another process holds the profile, a private copy is used.
 """
@@ -12,6 +13,7 @@ import asyncio
 import contextlib
 import shutil
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -265,22 +267,55 @@ class Browser:
         return fetched
 
 
+async def _first_launch(
+    pw: Playwright, chromium_path: str | None, profile: Path | None, headless: bool
+) -> BrowserContext:
+    """A context in the first Chromium that launches; BrowserUnavailable lists every attempt."""
+    tried: list[str] = []
+    for executable in candidate_executables(chromium_path):
+        try:
+            context, _ = await _launch(pw, executable, profile, headless=headless)
+            return context
+        except PlaywrightError as exc:
+            tried.append(f"{executable or 'Playwright Chromium'}: {_first_line(exc)}")
+    raise BrowserUnavailable("; ".join(tried))
+
+
 async def _login(url: str, profile: Path, chromium_path: str | None) -> None:
     async with async_playwright() as pw:
-        tried: list[str] = []
-        for executable in candidate_executables(chromium_path):
-            try:
-                context, _ = await _launch(pw, executable, profile, headless=False)
-            except PlaywrightError as exc:
-                tried.append(f"{executable or 'Playwright Chromium'}: {_first_line(exc)}")
-                continue
-            page = context.pages[0] if context.pages else await context.new_page()
-            await page.goto(url)
-            await context.wait_for_event("close", timeout=0)  # the person closes the window
-            return
-        raise BrowserUnavailable("; ".join(tried))
+        context = await _first_launch(pw, chromium_path, profile, headless=False)
+        page = context.pages[0] if context.pages else await context.new_page()
+        await page.goto(url)
+        await context.wait_for_event("close", timeout=0)  # the person closes the window
 
 
 def login_session(url: str, profile: Path, chromium_path: str | None = None) -> None:
     """Open a visible Chromium on `url` with the persistent profile; return when it is closed."""
     asyncio.run(_login(url, ensure_profile(profile), chromium_path))
+
+
+async def _print_pdf(html_path: Path, pdf_path: Path, chromium_path: str | None) -> None:
+    async with async_playwright() as pw:
+        context = await _first_launch(pw, chromium_path, None, headless=True)
+        browser = context.browser
+        try:
+            page = await context.new_page()
+            await page.goto(html_path.resolve().as_uri(), wait_until="load")
+            await page.pdf(path=str(pdf_path), format="A4", print_background=True, outline=True)
+        finally:
+            await context.close()
+            if browser is not None:
+                await browser.close()
+
+
+def print_pdf(html_path: Path, pdf_path: Path, chromium_path: str | None = None) -> None:
+    """Print a local HTML file to an A4 PDF (backgrounds, outline) in headless Chromium;
+    BrowserUnavailable when no Chromium launches."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(_print_pdf(html_path, pdf_path, chromium_path))
+        return
+    # Called from inside an event loop: asyncio.run needs a thread of its own.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, _print_pdf(html_path, pdf_path, chromium_path)).result()

@@ -20,9 +20,9 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 from pathlib import Path
 
+from deepresearch.core.workspace import Workspace
 from deepresearch.sources.record import SourceRecord
 from deepresearch.state.model import Verified
-from deepresearch.workspace import Workspace
 
 FUZZY_MIN_CHARS = 40
 FUZZY_MIN_RATIO = 0.93  # character similarity of the best window: ~7% edits on a long quote

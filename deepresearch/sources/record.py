@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
+
+from deepresearch.core.clock import iso_seconds, utc_now
 
 ARCHIVED = "archived"
 FAILED = "failed"
@@ -30,11 +31,6 @@ FAILURE_KINDS = (
     HTTP_4XX, HTTP_5XX, DNS, CONNECTION, TIMEOUT, REDIRECT_LOOP, NON_TEXT, TOO_LARGE,
     LOGIN_WALL, CAPTCHA, EMPTY, BAD_URL, BROWSER_UNAVAILABLE, INTERNAL,
 )  # fmt: skip
-
-
-def utc_now() -> str:
-    """The current time as ISO 8601 UTC with seconds, e.g. 2026-11-21T09:30:00Z."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass
@@ -83,4 +79,6 @@ class SourceRecord:
     @classmethod
     def failure(cls, url: str, kind: str, message: str, **fields: Any) -> SourceRecord:
         """A failed record for `url` with its kind and message, fetched now."""
-        return cls(url=url, status=FAILED, error=kind, message=message, fetched=utc_now(), **fields)
+        return cls(
+            url=url, status=FAILED, error=kind, message=message, fetched=iso_seconds(utc_now()), **fields
+        )

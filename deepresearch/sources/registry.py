@@ -11,7 +11,6 @@ already used there), never writes it.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -19,10 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from deepresearch.core.files import file_lock
+from deepresearch.core.urls import normalize_url
+from deepresearch.core.workspace import Workspace
 from deepresearch.sources.record import ARCHIVED, SourceRecord
 from deepresearch.state.model import format_source_id, id_number
-from deepresearch.urls import normalize_url
-from deepresearch.workspace import Workspace
 
 _SOURCE_ROW = re.compile(r"^\s*\|\s*S(\d+)\s*\|")
 
@@ -75,13 +75,8 @@ class SourceRegistry:
         Not reentrant: while holding it, read (`archived`, `lookup`...) but do not call `register`
         or `record_failure`, which take it themselves and would wait forever.
         """
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.lock_path, "a+") as handle:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        with file_lock(self.lock_path):
+            yield
 
     def _read(self) -> _Index:
         index = _Index()

@@ -1,17 +1,21 @@
-"""Writing a source's files under assets/ (named by source ID and host) and building its record."""
+"""Writing a source's files under assets/ (named by source ID and host) and building its record.
+
+Archive files are replaced atomically but not flushed to disk one by one (archiving many pages
+stays fast); task.md and the report are the files written durably."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from pathlib import Path
 
+from deepresearch.core.clock import iso_seconds, utc_now
+from deepresearch.core.files import atomic_write
+from deepresearch.core.urls import host_slug
+from deepresearch.core.workspace import Workspace
 from deepresearch.sources.content import Content, sha256_hex
 from deepresearch.sources.fetch import Fetched
-from deepresearch.sources.record import SourceRecord, utc_now
+from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.weight import authority, classify_source_type, evidence_weight, recency
-from deepresearch.urls import host_slug
-from deepresearch.workspace import Workspace
 
 
 @dataclass
@@ -36,24 +40,17 @@ def markdown_document(source_id: str, url: str, fetched: Fetched, content: Conte
     return "\n".join(lines)
 
 
-def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".part")
-    temporary.write_bytes(data)
-    temporary.replace(path)  # a reader never sees half a file
-
-
 def store_source(
     ctx: StoreContext, source_id: str, url: str, fetched: Fetched, content: Content
 ) -> SourceRecord:
     """Write the source's files for `source_id` and return its archived record."""
     ws = ctx.workspace
     stem = f"{source_id}-{host_slug(fetched.final_url)}"
-    when = utc_now()
+    when = iso_seconds(utc_now())
     folder = ws.asset_dir("pdf" if content.kind == "pdf" else "web")
     markdown = markdown_document(source_id, url, fetched, content, when).encode("utf-8")
     md_path = folder / f"{stem}.md"
-    _write(md_path, markdown)
+    atomic_write(md_path, markdown, durable=False)
     record = SourceRecord(
         url=url, id=source_id, final_url=fetched.final_url, title=content.title or fetched.final_url,
         http_status=fetched.status, content_type=fetched.content_type, fetched=when,
@@ -63,18 +60,18 @@ def store_source(
     )  # fmt: skip
     if content.kind == "pdf":
         pdf_path = folder / f"{stem}.pdf"
-        _write(pdf_path, fetched.body)
+        atomic_write(pdf_path, fetched.body, durable=False)
         record.pdf_path, record.sha256 = ws.relative(pdf_path), sha256_hex(fetched.body)
     elif content.kind == "web":
         html_path = folder / f"{stem}.html"
-        _write(html_path, fetched.body)
+        atomic_write(html_path, fetched.body, durable=False)
         record.html_path = ws.relative(html_path)
     images = ws.asset_dir("images")
     if fetched.screenshot:
-        _write(images / f"{stem}.png", fetched.screenshot)
+        atomic_write(images / f"{stem}.png", fetched.screenshot, durable=False)
         record.screenshot_path = ws.relative(images / f"{stem}.png")
     if fetched.page_pdf:
-        _write(images / f"{stem}.pdf", fetched.page_pdf)
+        atomic_write(images / f"{stem}.pdf", fetched.page_pdf, durable=False)
         record.pdf_path = record.pdf_path or ws.relative(images / f"{stem}.pdf")
     _weigh(record, content.text, ctx)
     return record

@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from deepresearch.errors import StateError
+from deepresearch.core.errors import StateError
 from deepresearch.state.model import FrontMatter, Mode, RunStatus
 
 FRONT_KEYS = (

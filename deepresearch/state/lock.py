@@ -9,7 +9,6 @@ serialised through an flock on a guard file beside it, so two starters cannot bo
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import secrets
@@ -19,9 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from deepresearch.errors import WorkspaceLockedError
-from deepresearch.state.clock import iso_seconds, utc_now
-from deepresearch.workspace import Workspace
+from deepresearch.core.clock import iso_seconds, utc_now
+from deepresearch.core.errors import WorkspaceLockedError
+from deepresearch.core.files import file_lock
+from deepresearch.core.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -106,12 +106,8 @@ class WorkspaceLock:
     @contextlib.contextmanager
     def _guard(self) -> Iterator[None]:
         guard = self.path.with_name(self.path.name + ".guard")
-        with guard.open("a") as handle:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        with file_lock(guard):
+            yield
 
     def _locked(self, owner: LockOwner) -> WorkspaceLockedError:
         where = f" on host {owner.host}" if owner.host and owner.host != socket.gethostname() else ""

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, TypeVar
 
-from deepresearch.errors import StateError
+from deepresearch.core.errors import StateError
+from deepresearch.core.urls import normalize_url
 from deepresearch.state.model import Fact, Source, TaskDoc, format_fact_id, format_source_id, id_number
-from deepresearch.urls import normalize_url
 
 GLOBAL_SOURCE_ID = re.compile(r"S[0-9]+")
 _Entry = TypeVar("_Entry", Source, Fact)

@@ -60,8 +60,18 @@ class Verified(StrEnum):
     """Whether the orchestrator found the fact's quote in the archived source text."""
 
     YES = "yes"
+    PARTIAL = "partial"  # the quote is there, but a number the statement gives is not
     NO = "no"
     UNCHECKED = "unchecked"  # no archive to check against (yet)
+
+
+class Support(StrEnum):
+    """Whether the quote supports the statement, as the verifier role judged it."""
+
+    SUPPORTED = "supported"
+    PARTIAL = "partial"
+    UNSUPPORTED = "unsupported"
+    UNCHECKED = "unchecked"
 
 
 class GapStatus(StrEnum):
@@ -120,6 +130,7 @@ class Fact:
     quote: str = ""
     verified: Verified = Verified.UNCHECKED
     task: str = ""  # the task that produced it
+    support: Support = Support.UNCHECKED  # judged by the verifier role
 
 
 @dataclass
@@ -133,6 +144,8 @@ class Source:
     authority: float | None = None  # 0..1, computed by code from type and domain
     archive: str = ""  # path under the workspace, e.g. assets/web/S07-example-com.md
     sha256: str = ""
+    copy_of: str = ""  # the source whose main text this one repeats (counted once as support)
+    flags: list[str] = field(default_factory=list)  # e.g. suspicious (instructions aimed at AI agents)
 
 
 @dataclass
@@ -192,6 +205,20 @@ class TaskDoc:
     def fact(self, fact_id: str) -> Fact | None:
         """The fact with this ID, or None."""
         return next((f for f in self.facts if f.id == fact_id), None)
+
+    def original(self, source_id: str) -> str:
+        """The source that counts as independent support for `source_id`: its original when it is
+        a copy of another source, else itself."""
+        copies = {s.id: s.copy_of for s in self.sources if s.copy_of}
+        seen = {source_id}
+        while source_id in copies and copies[source_id] not in seen:
+            source_id = copies[source_id]
+            seen.add(source_id)
+        return source_id
+
+    def independent(self, source_ids: list[str]) -> set[str]:
+        """The distinct originals among `source_ids`: copies of one text count once."""
+        return {self.original(s) for s in source_ids}
 
 
 def format_fact_id(n: int) -> str:

@@ -19,7 +19,7 @@ from markdown_it.common.utils import mdTrim
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_block.table import table as gfm_table
 
-from deepresearch.errors import StateError
+from deepresearch.core.errors import StateError
 from deepresearch.state.cells import CellError, unescape_cell
 from deepresearch.state.header import parse_front_matter
 from deepresearch.state.model import TaskDoc
@@ -240,12 +240,17 @@ def _header_positions(spec: TableSpec, header: list[str], path: str, line: int) 
             raise StateError(
                 f"{spec.heading} table: column '{header[position].strip()}' appears twice", path, line
             )
-    missing = [column.header for column in spec.columns if column.header.casefold() not in names]
+    missing = [
+        column.header
+        for column in spec.columns
+        if column.header.casefold() not in names and not column.optional
+    ]
     if missing:
         raise StateError(
             f"{spec.heading} table: missing column(s) {', '.join(missing)}; {expected}", path, line
         )
-    return [names.index(column.header.casefold()) for column in spec.columns]
+    # -1: an optional column this table was written without.
+    return [names.index(c.header.casefold()) if c.header.casefold() in names else -1 for c in spec.columns]
 
 
 def _parse_row(
@@ -256,17 +261,17 @@ def _parse_row(
     )
     label_text = unescape_cell(cells[label_position]) if label_position < len(cells) else ""
     label = spec.row_label(label_text, index)
-    if len(cells) != len(spec.columns):
+    present = sum(position >= 0 for position in positions)
+    if len(cells) != present:
         raise StateError(
-            f"{label}: {len(cells)} cells, expected {len(spec.columns)} ({spec.header_text});"
-            " write a literal | as \\|",
+            f"{label}: {len(cells)} cells, expected {present} ({spec.header_text}); write a literal | as \\|",
             path,
             line,
         )
     values: dict[str, Any] = {}
     for position, column in zip(positions, spec.columns, strict=True):
         try:
-            values[column.field] = column.codec.parse(unescape_cell(cells[position]))
+            values[column.field] = column.codec.parse(unescape_cell(cells[position]) if position >= 0 else "")
         except CellError as exc:
             raise StateError(f"{label}: {column.header} {exc}", path, line) from None
     return spec.row_type(**values)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import heapq
 
-from deepresearch.errors import StateError
+from deepresearch.core.errors import StateError
 from deepresearch.state.model import Task, TaskDoc, TaskStatus, id_number
 from deepresearch.state.validate import find_cycles
 

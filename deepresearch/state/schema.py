@@ -42,6 +42,9 @@ class Column:
     header: str
     field: str
     codec: Codec
+    # A column added after the first release: a task.md written before it still parses (the
+    # column's empty value is used); it is always written.
+    optional: bool = False
 
 
 @dataclass(frozen=True)
@@ -69,8 +72,8 @@ class TableSpec:
         return f"{self.heading} row {value}"
 
 
-def _col(header: str, name: str, codec: Codec) -> Column:
-    return Column(header, name, codec)
+def _col(header: str, name: str, codec: Codec, optional: bool = False) -> Column:
+    return Column(header, name, codec, optional)
 
 
 TABLES: tuple[TableSpec, ...] = (
@@ -123,6 +126,7 @@ TABLES: tuple[TableSpec, ...] = (
             _col("Confidence", "confidence", enum_codec(model.Confidence, model.Confidence.MEDIUM)),
             _col("Quote", "quote", text_codec()),
             _col("Verified", "verified", enum_codec(model.Verified, model.Verified.UNCHECKED)),
+            _col("Support", "support", enum_codec(model.Support, model.Support.UNCHECKED), optional=True),
             _col("Task", "task", id_codec(TASK_ID, _TASK, optional=True)),
         ),
         "id",
@@ -141,6 +145,10 @@ TABLES: tuple[TableSpec, ...] = (
             _col("Authority", "authority", float_codec(0.0, 1.0)),
             _col("Archive", "archive", text_codec()),
             _col("SHA-256", "sha256", sha256_codec()),
+            _col(
+                "Copy of", "copy_of", id_codec(SOURCE_ID, "a source ID (S<nn>)", optional=True), optional=True
+            ),
+            _col("Flags", "flags", id_list_codec(), optional=True),
         ),
         "id",
     ),

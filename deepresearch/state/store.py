@@ -7,13 +7,14 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from deepresearch.errors import StateError
-from deepresearch.state.clock import iso_seconds, utc_now
+from deepresearch.core.clock import iso_seconds, utc_now
+from deepresearch.core.errors import StateError
+from deepresearch.core.files import atomic_write
+from deepresearch.core.workspace import Workspace
 from deepresearch.state.model import TaskDoc
 from deepresearch.state.parser import Parsed, parse_task_md, parse_with_lines
 from deepresearch.state.validate import check_transitions, raise_problems, validate_doc
-from deepresearch.state.writer import atomic_write, render_task_md
-from deepresearch.workspace import Workspace
+from deepresearch.state.writer import render_task_md
 
 _SNAPSHOT = re.compile(r"([0-9]{4,})-([a-z0-9-]+)\.md")
 
@@ -73,15 +74,6 @@ class StateStore:
                 continue
             return snapshot
         return None
-
-    def restore(self, snapshot: Path) -> None:
-        """Put a snapshot back as task.md; the replaced task.md is kept under .deepresearch/replaced/."""
-        text = snapshot.read_text(encoding="utf-8")
-        parse_task_md(text, path=display_path(snapshot))
-        if self.path.exists():
-            kept = self.workspace.private / "replaced" / f"task-{self.clock().strftime('%Y%m%dT%H%M%S%f')}.md"
-            atomic_write(kept, self.path.read_text(encoding="utf-8", errors="replace"))
-        atomic_write(self.path, text)
 
     def _read(self, path: Path) -> Parsed:
         try:

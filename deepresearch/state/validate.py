@@ -7,12 +7,10 @@ built once per call, so a check is linear in the size of the document.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
-from deepresearch.errors import StateError
+from deepresearch.core.errors import StateError
 from deepresearch.state.model import TaskDoc, TaskStatus
 from deepresearch.state.schema import TABLE_BY_KEY, TABLES, LineMap
 
@@ -159,38 +157,6 @@ def find_cycles(graph: dict[str, list[str]]) -> list[list[str]]:
                 path.append(child)
                 stack.append(iter(graph[child]))
     return cycles
-
-
-def check_archives(doc: TaskDoc, root: Path, lines: LineMap | None = None) -> list[StateError]:
-    """Sources whose Archive file is missing, outside the workspace, or no longer matches SHA-256."""
-    report = _Report(lines)
-    base = root.resolve()
-    for index, source in enumerate(doc.sources):
-        if not source.archive:
-            continue
-        target = (base / source.archive).resolve()
-        if not target.is_relative_to(base):
-            report.row("sources", index, source, f"archive path {source.archive} is outside the workspace")
-        elif not target.is_file():
-            report.row("sources", index, source, f"archive file {source.archive} is missing")
-        elif source.sha256 and (actual := file_sha256(target)) != source.sha256:
-            report.row(
-                "sources",
-                index,
-                source,
-                f"archive file {source.archive} has changed (SHA-256 is {actual[:12]}…,"
-                f" task.md records {source.sha256[:12]}…)",
-            )
-    return report.sorted()
-
-
-def file_sha256(path: Path) -> str:
-    """The SHA-256 hex digest of a file's bytes."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def check_transitions(previous: TaskDoc, current: TaskDoc, lines: LineMap | None = None) -> list[StateError]:

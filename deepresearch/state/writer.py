@@ -1,4 +1,4 @@
-"""Render a `TaskDoc` as canonical task.md text, and write files atomically.
+"""Render a `TaskDoc` as canonical task.md text (written atomically by `core.files.atomic_write`).
 
 One canonical form: sections in contract order, every table with its header even when empty, cells
 escaped (see `cells.escape_cell`). `parse_task_md(render_task_md(doc)) == doc` for any valid doc whose
@@ -6,12 +6,6 @@ cell text is stripped and uses `\\n` line breaks, and rendering is idempotent.
 """
 
 from __future__ import annotations
-
-import contextlib
-import os
-import secrets
-import stat
-from pathlib import Path
 
 from deepresearch.state.cells import escape_cell
 from deepresearch.state.header import render_front_matter
@@ -55,35 +49,3 @@ def _table(spec: TableSpec, rows: list[object]) -> str:
         cells = [escape_cell(render(getattr(row, name))) for name, render in codecs]
         out.append("| " + " | ".join(cells) + " |\n")
     return "".join(out)
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Replace `path` with `text` so a reader sees the old or the new file, never a partial one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
-    # os.open with 0o666 honours the umask (mkstemp would make the file private).
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            with contextlib.suppress(FileNotFoundError):  # keep the mode a person gave the file
-                os.chmod(handle.fileno(), stat.S_IMODE(path.stat().st_mode))
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Flush the directory entry of a rename to disk (POSIX only: Windows cannot open folders)."""
-    if os.name == "nt":
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -22,7 +22,7 @@ from deepresearch.batch.events import (
     JobStarted,
     LineRejected,
 )
-from deepresearch.events import Event
+from deepresearch.core.events import Event
 from deepresearch.ui.batch_plain import batch_summary, format_batch_event
 from deepresearch.ui.tables import duration
 

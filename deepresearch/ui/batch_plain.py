@@ -17,7 +17,7 @@ from deepresearch.batch.events import (
     JobStarted,
     LineRejected,
 )
-from deepresearch.events import Event
+from deepresearch.core.events import Event
 
 
 def format_batch_event(event: Event) -> str | None:

@@ -19,13 +19,11 @@ from rich.console import Console, RenderableType
 from rich.live import Live
 from rich.text import Text
 
-from deepresearch.eventlog import read_events
-from deepresearch.events import Event, Notice, RunFinished
+from deepresearch.core.events import Event, Notice, RunFinished
+from deepresearch.core.workspace import Workspace
+from deepresearch.pipeline.status import RunView, WorkspaceReader
 from deepresearch.state.model import TaskDoc
-from deepresearch.ui.progress import fold
 from deepresearch.ui.render import render_summary, render_view
-from deepresearch.ui.view import RunView, count_archived, read_doc
-from deepresearch.workspace import Workspace
 
 REFRESH_PER_SECOND = 4.0
 READ_INTERVAL = 1.0  # seconds between reads of task.md and the registry
@@ -49,7 +47,8 @@ class LiveDisplay:
         self.console = console or Console()
         self.quiet = quiet
         self.refresh_per_second = refresh_per_second
-        self.progress = fold(read_events(workspace))  # a resumed run shows its history too
+        self.reader = WorkspaceReader(workspace)
+        self.progress = self.reader.history()
         self.finished = False
         self._lock = threading.Lock()  # guards progress and finished
         self._draw_lock = threading.RLock()  # guards the Live object
@@ -57,7 +56,6 @@ class LiveDisplay:
         self._live: Live | None = None
         self._doc: TaskDoc | None = None
         self._doc_note = ""
-        self._doc_key: tuple[int, int] | None = None
         self._archived = 0
         self._read_at = 0.0
 
@@ -140,18 +138,7 @@ class LiveDisplay:
             if self._read_at and time.monotonic() - self._read_at < READ_INTERVAL:
                 return
             self._read_at = time.monotonic()
-            self._read_files()
-
-    def _read_files(self) -> None:
-        try:
-            stat = self.workspace.task_md.stat()
-            key: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
-        except OSError:
-            key = None
-        if key != self._doc_key:
-            self._doc, self._doc_note = read_doc(self.workspace)
-            self._doc_key = key
-        self._archived = count_archived(self.workspace)
+            self._doc, self._doc_note, self._archived = self.reader.read()
 
     def _finish(self) -> None:
         with self._lock:

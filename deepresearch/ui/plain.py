@@ -7,7 +7,7 @@ import threading
 import time
 from typing import TextIO
 
-from deepresearch.events import (
+from deepresearch.core.events import (
     AgentFinished,
     AgentRetry,
     AgentStarted,
@@ -21,6 +21,7 @@ from deepresearch.events import (
     RunFinished,
     RunStarted,
 )  # fmt: skip
+from deepresearch.core.roles import ROLE_NAMES
 
 
 def format_event(event: Event) -> str | None:
@@ -72,7 +73,7 @@ def summary_text(event: RunFinished) -> str:
 
 def by_role(calls: dict[str, int]) -> str:
     """ " (planner 1, executor 4, ...)" in pipeline order, or "" when nothing was counted."""
-    order = ("planner", "supervisor", "executor", "reflector", "analyst", "charts", "synthesizer")
+    order = ROLE_NAMES
     known = [(r, calls[r]) for r in order if r in calls] + [
         (r, n) for r, n in calls.items() if r not in order
     ]

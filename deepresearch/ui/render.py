@@ -6,10 +6,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from deepresearch.pipeline.status import RunView
 from deepresearch.state.model import RunStatus
 from deepresearch.ui.plain import by_role
 from deepresearch.ui.tables import duration, progress_dag_table
-from deepresearch.ui.view import RunView, last_log_line
 
 _FINAL = (RunStatus.COMPLETED, RunStatus.FAILED)
 
@@ -64,7 +64,7 @@ def agents_table(view: RunView) -> Table:
     for name in ("Agent", "Role", "CLI", "Elapsed", "Last log line"):
         table.add_column(name, no_wrap=name != "Last log line", overflow="ellipsis")
     for run in sorted(view.progress.running.values(), key=lambda r: r.started):
-        log = last_log_line(view.workspace.log_file(run.label))
+        log = view.last_log_line(run.label)
         attempt = f" (try {run.attempt})" if run.attempt > 1 else ""
         cli = f"{run.agent}/{run.model}" if run.model else run.agent
         table.add_row(run.label + attempt, run.role, cli, duration(view.elapsed(run.started)), log)
@@ -94,9 +94,7 @@ def summary_lines(view: RunView) -> list[str]:
     doc = view.doc
     status = outcome(view)
     reason = str(finished.get("reason") or (doc.front.termination_reason if doc is not None else ""))
-    report = finished.get("report") or (
-        str(view.workspace.report_md) if view.workspace.report_md.is_file() else None
-    )
+    report = finished.get("report") or view.report_path
     violations = finished.get("violations")
     verified = ""
     if isinstance(violations, int):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
+from deepresearch.pipeline.progress import RunProgress, TaskTiming
 from deepresearch.state.model import TaskDoc
-from deepresearch.ui.progress import RunProgress, TaskTiming
 
 STATUS_STYLE = {
     "pending": "dim",

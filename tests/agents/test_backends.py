@@ -21,14 +21,13 @@ from deepresearch.agents.custom import CustomBackend
 from deepresearch.agents.gemini import GeminiBackend, endpoint_settings
 from deepresearch.agents.parsing import json_object, status_in_text
 from deepresearch.agents.registry import (
-    choose_agent,
     detect_default,
     get_backend,
     install_hints,
     resolve_executable,
 )
-from deepresearch.config import Config
-from deepresearch.errors import ConfigError, NoAgentError
+from deepresearch.core.config import Config
+from deepresearch.core.errors import ConfigError, NoAgentError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PROMPT = "Read logs/prompts/E1.md and follow it."
@@ -680,14 +679,6 @@ def test_detect_default_prefers_copilot_claude_gemini_codex(tmp_path: Path) -> N
     assert detect_default(_path_with(tmp_path / "b", "codex", "claude", "copilot")) == "copilot"
     assert detect_default(_path_with(tmp_path / "c", "codex")) == "codex"
     assert detect_default(_path_with(tmp_path / "d")) is None
-
-
-def test_choose_agent_uses_config_then_detection_then_lists_install_commands(tmp_path: Path) -> None:
-    assert choose_agent(Config(agent="codex"), _path_with(tmp_path / "a")) == "codex"
-    assert choose_agent(Config(), _path_with(tmp_path / "b", "claude")) == "claude"
-    with pytest.raises(NoAgentError) as caught:
-        choose_agent(Config(), _path_with(tmp_path / "c"))
-    assert "npm install -g @anthropic-ai/claude-code" in str(caught.value)
 
 
 def test_install_hints_list_each_cli() -> None:

@@ -8,7 +8,7 @@ import threading
 import time
 from pathlib import Path
 
-from deepresearch.agents.process import ProcessRunner
+from deepresearch.core.process import ProcessRunner
 
 
 def _alive(pid: int) -> bool:
@@ -99,11 +99,15 @@ def test_stop_all_interrupts_running_processes(tmp_path: Path) -> None:
 
 
 def test_the_usage_ledger_counts_every_call_even_one_cut_short(tmp_path: Path) -> None:
-    from deepresearch.agents.runner import ledger_totals
-    from deepresearch.workspace import Workspace
+    from deepresearch.core.budget import Budget, read_ledger
+    from deepresearch.core.config import Config
+    from deepresearch.core.workspace import Workspace
 
     workspace = Workspace(tmp_path)
-    assert ledger_totals(workspace) == (0, 0.0)
+    assert read_ledger(workspace.usage_ledger) == (0, 0.0)
     workspace.private.mkdir()
     workspace.usage_ledger.write_text('{"cost_usd": 0.25}\n{"cost_usd": null}\n\n{"cost_usd": 0.5')
-    assert ledger_totals(workspace) == (3, 0.25)
+    assert read_ledger(workspace.usage_ledger) == (3, 0.25)
+    # The hard cap and the budget rules read the same count.
+    budget = Budget(workspace, Config(max_agent_calls=3))
+    assert budget.calls_made() == 3 and budget.spent().agent_calls == 3

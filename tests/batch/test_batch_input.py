@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from deepresearch.batch.jobs import generated_id, read_batch_file
-from deepresearch.errors import UsageError
+from deepresearch.core.errors import UsageError
 
 
 def test_jsonl_keeps_ids_settings_and_reports_bad_lines_by_number(tmp_path: Path) -> None:

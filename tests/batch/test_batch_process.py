@@ -17,7 +17,7 @@ PARENT = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from deepresearch.agents.process import ProcessRunner
+    from deepresearch.core.process import ProcessRunner
 
     child = [sys.executable, "-c", (
         "import signal, sys, time, pathlib\\n"

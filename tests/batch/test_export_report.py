@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 from deepresearch.batch.export import MEASURE_COLUMNS, bench_article
+from deepresearch.core.workspace import Workspace
 from deepresearch.state.model import FrontMatter, Source, TaskDoc
 from deepresearch.state.store import StateStore
-from deepresearch.workspace import Workspace
 from tests.batch.conftest import QUESTIONS, FinishedBatch, base_env
 
 BENCH_KEYS = {"id", "prompt", "article"}  # DeepResearch Bench: one {id, prompt, article} per line
@@ -112,7 +112,8 @@ def test_measures_export_reads_knowledge_measures_when_present(
         "2",
         "2",
     )  # from task.md
-    assert plain["claims_checked"] == plain["copies_folded"] == ""  # nothing records them: left empty
+    assert (plain["independent_sources"], plain["copies_folded"]) == ("2", "0")  # copy_of in task.md
+    assert plain["claims_checked"] == plain["numbers_total"] == ""  # nothing records them: left empty
     assert (measured["claims_supported"], measured["copies_folded"], measured["numbers_grounded"]) == (
         "11",
         "1",

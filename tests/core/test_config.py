@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from deepresearch.config import load_config
-from deepresearch.errors import ConfigError
+from deepresearch.core.config import load_config
+from deepresearch.core.errors import ConfigError
 
 
 def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from deepresearch.core.errors import ExitCode
 from deepresearch.doctor import DoctorReport, run_doctor
-from deepresearch.doctor_checks import CHROMIUM_FIX, playwright_chromium
-from deepresearch.errors import ExitCode
-from tests.helpers import REPO
+from deepresearch.doctor.checks import CHROMIUM_FIX, playwright_chromium
+from tests.helpers import REPO, skip_without_browser
 
 CLAUDE_OK = json.dumps(
     {"type": "result", "subtype": "success", "is_error": False, "result": "OK", "session_id": "s1"}
@@ -165,7 +165,7 @@ def test_search_providers_follow_config_order_and_keys(tmp_path: Path, env: dict
 @pytest.mark.browser
 def test_chromium_is_launched_for_real(tmp_path: Path, env: dict[str, str]) -> None:
     if not shutil.which("chromium") and playwright_chromium(env) is None:
-        pytest.skip("no Chromium on this machine")
+        skip_without_browser("no Chromium on this machine")
     browser = run_doctor(tmp_path, env).browser
     assert browser.launched and browser.detail.endswith("launched headless") and browser.problems() == []
 

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from deepresearch.agents.registry import BUILTIN
-from deepresearch.errors import ExitCode
+from deepresearch.core.errors import ExitCode
+from deepresearch.core.workspace import Workspace
 from deepresearch.state.model import RunStatus, TaskStatus
 from deepresearch.state.store import StateStore
-from deepresearch.workspace import Workspace
 from tests.helpers import PageServer
 from tests.integration.harness import (
     CLIS,

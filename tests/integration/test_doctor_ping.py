@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from deepresearch.agents.registry import DETECTION_ORDER
-from deepresearch.errors import ExitCode
+from deepresearch.core.errors import ExitCode
 from tests.integration.harness import CLIS, codex_provider_args, endpoint_env, find_cli, isolated_env
 from tests.model_server import Fault, ModelServer, Script
 

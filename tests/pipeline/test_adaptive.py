@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from deepresearch.config import Config
-from deepresearch.effort import PRESETS, saturation
+from deepresearch.core.config import Config
+from deepresearch.core.effort import PRESETS, saturation
+from deepresearch.core.workspace import Workspace
 from deepresearch.pipeline.saturation import BatchState, next_k
 from deepresearch.state.model import RunStatus, TaskDoc, TaskStatus
 from deepresearch.state.store import StateStore
-from deepresearch.workspace import Workspace
 from tests.helpers import PageServer, write_scenario, write_workspace_config
 from tests.pipeline.test_end_to_end import run_cli
 

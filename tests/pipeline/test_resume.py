@@ -11,11 +11,11 @@ import sys
 import time
 from pathlib import Path
 
-from deepresearch.errors import StateError
+from deepresearch.core.errors import StateError
+from deepresearch.core.workspace import Workspace
 from deepresearch.state.model import RunStatus, TaskDoc, TaskStatus
 from deepresearch.state.store import StateStore
 from deepresearch.state.writer import render_task_md
-from deepresearch.workspace import Workspace
 from tests.helpers import PageServer, write_scenario, write_workspace_config
 from tests.pipeline.test_end_to_end import run_cli
 

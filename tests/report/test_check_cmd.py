@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from deepresearch.errors import ExitCode
+from deepresearch.core.errors import ExitCode
 from deepresearch.state.writer import render_task_md
+from tests.helpers import skip_without_browser
 from tests.report.conftest import CLEAN_EN, Run
 
 FAILING = CLEAN_EN + "\nSales will triple by 2030. Everyone agrees. See https://example.com/x [S99].\n"
@@ -117,6 +118,6 @@ def test_pdf_flag(workdir: Path, clean_env: dict) -> None:
     (workdir / "report.md").write_text(CLEAN_EN, encoding="utf-8")
     result = deepresearch(clean_env, "check", workdir, "--pdf")
     if result.returncode == ExitCode.USAGE and "no Chromium could be launched" in result.stderr:
-        pytest.skip(result.stderr.strip())
+        skip_without_browser(result.stderr.strip())
     assert result.returncode == 0, result.stderr
     assert (workdir / "report.pdf").read_bytes().startswith(b"%PDF")

@@ -10,11 +10,13 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from playwright.sync_api import Browser, Page
 
+from deepresearch.core.workspace import Workspace
 from deepresearch.report.citations import find_citations
 from deepresearch.report.finalize import verify_and_finalize
-from deepresearch.report.html import CHROMIUM_ARGS, CHROMIUM_FALLBACK, render_html
+from deepresearch.report.html import render_html
 from deepresearch.report.references import finalize_report
-from deepresearch.workspace import Workspace
+from deepresearch.sources.browser import BROWSER_ARGS, SYSTEM_CHROMIUMS
+from tests.helpers import skip_without_browser
 from tests.report.conftest import CLEAN_EN, CLEAN_ZH, Run
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -94,9 +96,9 @@ def browser() -> Iterator[Browser]:
             launched = playwright.chromium.launch()
         except Error:
             try:
-                launched = playwright.chromium.launch(executable_path=CHROMIUM_FALLBACK, args=CHROMIUM_ARGS)
+                launched = playwright.chromium.launch(executable_path=SYSTEM_CHROMIUMS[0], args=BROWSER_ARGS)
             except Error as exc:
-                pytest.skip(f"no Chromium launches here: {str(exc).splitlines()[0]}")
+                skip_without_browser(f"no Chromium launches here: {str(exc).splitlines()[0]}")
         yield launched
         launched.close()
 

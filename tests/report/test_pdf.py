@@ -7,10 +7,11 @@ import asyncio
 import pytest
 from pypdf import PdfReader
 
-from deepresearch.errors import UsageError
+from deepresearch.core.errors import UsageError
+from deepresearch.core.workspace import Workspace
 from deepresearch.report.finalize import verify_and_finalize
 from deepresearch.report.html import render_pdf
-from deepresearch.workspace import Workspace
+from tests.helpers import skip_without_browser
 from tests.report.conftest import CLEAN_EN, Run
 
 
@@ -18,7 +19,7 @@ def print_or_skip(workspace: Workspace) -> None:
     try:
         render_pdf(workspace.report_html, workspace.root / "report.pdf")
     except UsageError as exc:
-        pytest.skip(str(exc))
+        skip_without_browser(str(exc))
 
 
 @pytest.mark.browser

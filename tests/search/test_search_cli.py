@@ -10,9 +10,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from deepresearch.errors import ExitCode
-from deepresearch.search import searches_used
-from deepresearch.workspace import Workspace
+from deepresearch.core.budget import Budget
+from deepresearch.core.config import Config
+from deepresearch.core.errors import ExitCode
+from deepresearch.core.workspace import Workspace
 from tests.search.search_mock_server import MockProviders
 
 RunCli = Callable[..., subprocess.CompletedProcess[str]]
@@ -61,7 +62,7 @@ def test_the_budget_ends_searching_with_its_own_exit_code(
     assert again.returncode == 0
     assert "from the cache (no search spent); searches used: 1 of 1" in again.stderr
     assert server.total_hits() == 1
-    assert searches_used(Workspace(tmp_path)) == 1
+    assert Budget(Workspace(tmp_path), Config()).searches_used() == 1
 
 
 def test_no_provider_answering_names_each_failure_and_the_keys(
@@ -84,8 +85,8 @@ def test_workdir_from_flag_or_environment(server: MockProviders, run_cli: RunCli
     env_given.mkdir()
     assert run_cli("search", "q", "--workdir", str(flagged)).returncode == 0
     assert run_cli("search", "q", extra_env={"DEEPRESEARCH_WORKDIR": str(env_given)}).returncode == 0
-    assert searches_used(Workspace(flagged)) == 1
-    assert searches_used(Workspace(env_given)) == 1
+    assert Budget(Workspace(flagged), Config()).searches_used() == 1
+    assert Budget(Workspace(env_given), Config()).searches_used() == 1
     assert not Workspace(tmp_path).search_log.exists()
 
 
@@ -137,6 +138,6 @@ def test_concurrent_searches_never_exceed_the_budget(
         proc.communicate()
     assert codes == [0, 0, ExitCode.BUDGET, ExitCode.BUDGET]
     assert server.total_hits() == 2
-    assert searches_used(Workspace(tmp_path)) == 2
+    assert Budget(Workspace(tmp_path), Config()).searches_used() == 2
     lines = Workspace(tmp_path).search_log.read_text().splitlines()
     assert len(lines) == 4 and all(json.loads(line)["cached"] is False for line in lines)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from deepresearch.config import Config, apply_layer, env_layer, load_config
-from deepresearch.errors import ConfigError
+from deepresearch.core.config import Config, apply_layer, env_layer, load_config
+from deepresearch.core.errors import ConfigError
 from deepresearch.search.providers import available_providers, missing_keys
 
 

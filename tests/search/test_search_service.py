@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from deepresearch.config import Config, load_config
-from deepresearch.errors import BudgetExhaustedError, ExitCode, StateError
-from deepresearch.search import SearchUnavailableError, run_search, searches_used
-from deepresearch.search.budget import counter_path
-from deepresearch.workspace import Workspace
+from deepresearch.core.budget import Budget
+from deepresearch.core.config import Config, load_config
+from deepresearch.core.errors import BudgetExhaustedError, ExitCode, StateError
+from deepresearch.core.events import Event, Notice
+from deepresearch.core.workspace import Workspace
+from deepresearch.search import SearchUnavailableError, run_search
 from tests.search.search_mock_server import MockProviders
 
 FIXED = datetime(2026, 11, 21, 9, 30, tzinfo=UTC)
@@ -34,7 +35,7 @@ def test_a_search_is_logged_counted_and_cached(server: MockProviders, tmp_path: 
     outcome = run_search(workspace, config, "heat pumps", k=2, environ=environ, now=lambda: FIXED)
     assert [r.provider for r in outcome.results] == ["serper", "serper"]
     assert (outcome.cached, outcome.searches_used) == (False, 1)
-    assert searches_used(workspace) == 1
+    assert Budget(workspace, Config()).searches_used() == 1
     assert log_lines(workspace)[0] == {
         "query": "heat pumps",
         "provider": "serper",
@@ -54,7 +55,7 @@ def test_a_cache_hit_costs_nothing(server: MockProviders, tmp_path: Path) -> Non
     assert second.cached
     assert second.results == first.results
     assert server.total_hits() == 1  # the server was not asked again
-    assert searches_used(workspace) == 1  # the budget was not charged
+    assert Budget(workspace, Config()).searches_used() == 1  # the budget was not charged
     assert [line["cached"] for line in log_lines(workspace)] == [False] * 3 + [True] * 3
 
 
@@ -64,7 +65,7 @@ def test_a_different_k_or_strategy_is_a_different_search(server: MockProviders, 
     run_search(workspace, config, "q", k=4, environ=environ)
     _, race_config, _ = setup(server, tmp_path, search_strategy="race")
     assert not run_search(workspace, race_config, "q", k=3, environ=environ).cached
-    assert searches_used(workspace) == 3
+    assert Budget(workspace, Config()).searches_used() == 3
 
 
 def test_the_budget_stops_searches_but_not_cache_hits(server: MockProviders, tmp_path: Path) -> None:
@@ -77,7 +78,7 @@ def test_the_budget_stops_searches_but_not_cache_hits(server: MockProviders, tmp
     assert "2 of 2" in str(caught.value) and "stop searching" in str(caught.value)
     assert server.total_hits() == 2
     assert run_search(workspace, config, "one", environ=environ).cached  # still answers, for free
-    assert searches_used(workspace) == 2
+    assert Budget(workspace, Config()).searches_used() == 2
 
 
 def test_nothing_answering_lists_each_failure_and_refunds(server: MockProviders, tmp_path: Path) -> None:
@@ -92,7 +93,7 @@ def test_nothing_answering_lists_each_failure_and_refunds(server: MockProviders,
     assert "tavily: timed out" in message
     assert "duckduckgo: server error" in message
     assert "EXA_API_KEY, BRAVE_API_KEY" in message  # the keys that could be set
-    assert searches_used(workspace) == 0
+    assert Budget(workspace, Config()).searches_used() == 0
     assert not workspace.search_log.exists()
 
 
@@ -110,7 +111,7 @@ def test_zero_results_are_counted_but_not_cached(server: MockProviders, tmp_path
     workspace, config, environ = setup(server, tmp_path)
     assert run_search(workspace, config, "q", environ=environ).results == []
     assert not run_search(workspace, config, "q", environ=environ).cached
-    assert searches_used(workspace) == 2
+    assert Budget(workspace, Config()).searches_used() == 2
 
 
 def test_a_damaged_cache_entry_is_a_miss(server: MockProviders, tmp_path: Path) -> None:
@@ -118,14 +119,18 @@ def test_a_damaged_cache_entry_is_a_miss(server: MockProviders, tmp_path: Path) 
     run_search(workspace, config, "q", environ=environ)
     for entry in (workspace.private / "search_cache").iterdir():
         entry.write_text("{not json")
-    assert not run_search(workspace, config, "q", environ=environ).cached
+    events: list[Event] = []
+    assert not run_search(workspace, config, "q", environ=environ, sink=events.append).cached
     assert server.total_hits() == 2
+    [notice] = events  # a warning event for the caller to show, not a bare log line on stderr
+    assert isinstance(notice, Notice) and notice.level == "warning"
+    assert notice.message.startswith("ignoring damaged search cache entry .deepresearch/search_cache/")
 
 
 def test_a_damaged_counter_names_its_file(tmp_path: Path) -> None:
     workspace = Workspace(tmp_path)
-    counter_path(workspace).parent.mkdir(parents=True)
-    counter_path(workspace).write_text("three")
+    Budget(workspace, Config()).search_counter.parent.mkdir(parents=True)
+    Budget(workspace, Config()).search_counter.write_text("three")
     with pytest.raises(StateError) as caught:
-        searches_used(workspace)
-    assert caught.value.path == str(counter_path(workspace))
+        Budget(workspace, Config()).searches_used()
+    assert caught.value.path == str(Budget(workspace, Config()).search_counter)

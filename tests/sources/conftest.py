@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from deepresearch.config import Config
+from deepresearch.core.config import Config
+from deepresearch.core.workspace import Workspace
 from deepresearch.sources.archive import Archiver
 from deepresearch.sources.record import SourceRecord
-from deepresearch.workspace import Workspace
+from tests.helpers import skip_without_browser
 from tests.sources.site import TestSite
 
 REPO = Path(__file__).resolve().parents[2]
@@ -74,7 +75,7 @@ def browser_run(site: TestSite, tmp_path_factory: pytest.TempPathFactory) -> Sit
     """The whole site archived through headless Chromium; skips when no Chromium can be launched."""
     run = archive_site(site, tmp_path_factory.mktemp("browser-run"), make_config())
     if any("no Chromium could be launched" in w for w in run.warnings):
-        pytest.skip(f"no Chromium can be launched here: {run.warnings[0]}")
+        skip_without_browser(f"no Chromium can be launched here: {run.warnings[0]}")
     return run
 
 

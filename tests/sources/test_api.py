@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from deepresearch.core.workspace import Workspace
 from deepresearch.sources.api import archive_missing, record_to_source, verify_quote_for
 from deepresearch.sources.archive import Archiver
 from deepresearch.sources.browser import ensure_profile
 from deepresearch.state.model import Source
-from deepresearch.workspace import Workspace
+from tests.helpers import skip_without_browser
 from tests.sources.conftest import make_config
 from tests.sources.site import ARTICLE_TEXT, TestSite
 
@@ -60,7 +61,7 @@ def test_archiver_reuses_the_signed_in_profile(site: TestSite, workspace: Worksp
     with Archiver(workspace, config) as archiver:  # stands in for the person signing in
         signed_in = archiver.archive(site.url("/set-session"))
         if archiver.browser_unavailable:
-            pytest.skip(f"no Chromium can be launched here: {archiver.browser_unavailable}")
+            skip_without_browser(f"no Chromium can be launched here: {archiver.browser_unavailable}")
     assert signed_in.ok
     with Archiver(workspace, config) as archiver:  # a new browser, the same profile
         members = archiver.archive(site.url("/members"))
@@ -74,7 +75,7 @@ def test_screenshot_and_printed_pdf_on_request(site: TestSite, workspace: Worksp
     with Archiver(workspace, make_config(), screenshot=True, print_pdf=True) as archiver:
         record = archiver.archive(site.url("/page/shot"))
         if archiver.browser_unavailable:
-            pytest.skip(f"no Chromium can be launched here: {archiver.browser_unavailable}")
+            skip_without_browser(f"no Chromium can be launched here: {archiver.browser_unavailable}")
     assert record.ok
     assert record.screenshot_path == f"assets/images/{record.id}-127-0-0-1.png"
     assert (workspace.root / record.screenshot_path).read_bytes().startswith(b"\x89PNG")

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from deepresearch.events import Notice, RecordingSink
+from deepresearch.core.events import Notice, RecordingSink
+from deepresearch.core.workspace import Workspace
 from deepresearch.sources.archive import Archiver
 from deepresearch.sources.record import FAILED
-from deepresearch.workspace import Workspace
 from tests.sources.conftest import SiteRun, archive_site, make_config
 from tests.sources.site import ARTICLE_TEXT, CYRILLIC, JAPANESE, JS_TEXT, PDF_LINES, Request, TestSite
 

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from deepresearch.errors import ExitCode
+from deepresearch.core.errors import ExitCode
+from deepresearch.core.workspace import Workspace
 from deepresearch.sources.browser import ensure_profile
 from deepresearch.sources.registry import SourceRegistry
-from deepresearch.workspace import Workspace
+from tests.helpers import skip_without_browser
 from tests.sources.conftest import REPO, cli
 from tests.sources.site import TestSite
 
@@ -79,7 +80,7 @@ def test_two_archive_processes_at_once_get_one_id(
     ]
     outputs = [p.communicate(timeout=120) for p in processes]
     if any("no Chromium could be launched" in err for _, err in outputs):
-        pytest.skip("no Chromium can be launched here")
+        skip_without_browser("no Chromium can be launched here")
     assert [p.returncode for p in processes] == [0, 0], outputs
     ids = {json.loads(out)[0]["id"] for out, _ in outputs}
     assert ids == {"S01"}

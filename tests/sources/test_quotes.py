@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from deepresearch.core.workspace import Workspace
 from deepresearch.sources.quotes import quote_in_text, quote_parts, verify_fact_quote
 from deepresearch.sources.record import SourceRecord
 from deepresearch.state.model import Verified
-from deepresearch.workspace import Workspace
 
 SOURCE = """# Solar report
 

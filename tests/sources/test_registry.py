@@ -8,9 +8,9 @@ import sys
 import textwrap
 from pathlib import Path
 
+from deepresearch.core.workspace import Workspace
 from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.registry import SourceRegistry, task_md_source_ids
-from deepresearch.workspace import Workspace
 from tests.sources.conftest import REPO
 
 
@@ -124,7 +124,7 @@ import sys
 from pathlib import Path
 from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.registry import SourceRegistry
-from deepresearch.workspace import Workspace
+from deepresearch.core.workspace import Workspace
 
 registry = SourceRegistry(Workspace(Path(sys.argv[1])))
 worker = sys.argv[2]

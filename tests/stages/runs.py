@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from deepresearch.core.workspace import Workspace
 from deepresearch.state.model import TaskDoc
 from deepresearch.state.store import StateStore
-from deepresearch.workspace import Workspace
 from tests.helpers import REPO, write_scenario, write_workspace_config
 
 

@@ -9,19 +9,20 @@ from pathlib import Path
 import pytest
 
 from deepresearch.agents.runner import AgentRunner
-from deepresearch.config import Config, apply_layer
-from deepresearch.errors import ConfigError
-from deepresearch.events import NullSink
+from deepresearch.contracts.report import parse_analysis
+from deepresearch.core.config import Config, apply_layer
+from deepresearch.core.errors import ConfigError
+from deepresearch.core.events import NullSink
+from deepresearch.core.workspace import Workspace
 from deepresearch.figures import RenderedFigure, save_figures
-from deepresearch.pipeline.analyse import analysis_decision, fact_violations, parse_analysis
+from deepresearch.pipeline.analyse import analysis_decision
+from deepresearch.pipeline.checks import fact_violations
 from deepresearch.pipeline.context import RunContext
-from deepresearch.pipeline.extras import budget_skip_reason
 from deepresearch.report.figure_check import figure_violations
 from deepresearch.report.finalize import verify_report
 from deepresearch.report.html import render_html
 from deepresearch.state.model import Fact, FrontMatter, TaskDoc
 from deepresearch.state.store import StateStore
-from deepresearch.workspace import Workspace
 
 
 def doc_for(request: str, complexity: str = "") -> TaskDoc:
@@ -91,14 +92,13 @@ def test_optional_stages_leave_the_report_its_agent_calls(tmp_path: Path) -> Non
         return RunContext(workspace, config, StateStore(workspace), runner, NullSink(), doc_for("Why?"))
 
     workspace.usage_ledger.write_text('{"cost_usd": 0.5}\n' * 5)
-    assert budget_skip_reason(context()) is None
-    assert (
-        budget_skip_reason(context(max_agent_calls=9)) is None
-    )  # 5 used + 2 for the stage + 2 for the report
-    assert budget_skip_reason(context(max_agent_calls=8)) == (
+    assert context().budget.stage_skip_reason() is None
+    # 5 used + 2 for the stage + 2 for the report
+    assert context(max_agent_calls=9).budget.stage_skip_reason() is None
+    assert context(max_agent_calls=8).budget.stage_skip_reason() == (
         "agent call budget (5 of 8 used; the rest is kept for the report)"
     )
-    assert budget_skip_reason(context(max_cost_usd=2.5)) == "cost budget spent ($2.50 of $2.50)"
+    assert context(max_cost_usd=2.5).budget.stage_skip_reason() == "cost budget spent ($2.50 of $2.50)"
 
 
 def test_stage_settings_are_checked() -> None:

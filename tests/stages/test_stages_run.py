@@ -20,7 +20,7 @@ import yaml
 
 from deepresearch.figures import check_figures, load_figures
 from deepresearch.state.model import RunStatus
-from tests.helpers import PageServer, page_value
+from tests.helpers import PageServer, page_value, skip_without_browser
 from tests.stages.runs import Run, cli, research, stage_env, two_task_plan
 
 BAD_ANALYSIS = """# Critical analysis
@@ -243,14 +243,14 @@ def test_check_command_verifies_figure_references_and_captions(analytical: Run, 
 def test_report_html_shows_both_figures_in_chromium(analytical: Run) -> None:
     from playwright.sync_api import Error, sync_playwright
 
-    from deepresearch.report.html import CHROMIUM_ARGS, CHROMIUM_FALLBACK
+    from deepresearch.sources.browser import BROWSER_ARGS, SYSTEM_CHROMIUMS
 
     completed(analytical)
     with sync_playwright() as playwright:
         try:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM_FALLBACK, args=CHROMIUM_ARGS)
+            browser = playwright.chromium.launch(executable_path=SYSTEM_CHROMIUMS[0], args=BROWSER_ARGS)
         except Error as exc:
-            pytest.skip(f"no Chromium launches here: {str(exc).splitlines()[0]}")
+            skip_without_browser(f"no Chromium launches here: {str(exc).splitlines()[0]}")
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto((analytical.work / "report.html").as_uri(), wait_until="load")
         shown = page.eval_on_selector_all(

@@ -126,6 +126,7 @@ def task_docs(draw: st.DrawFn) -> m.TaskDoc:
                     draw(st.one_of(text, long_text())),
                     draw(st.sampled_from(m.Verified)),
                     draw(st.sampled_from(["", *[t.id for t in tasks]])),
+                    draw(st.sampled_from(m.Support)),
                 )
             )
     fact_ids = [f.id for f in facts]
@@ -172,6 +173,8 @@ def _source(draw: st.DrawFn, index: int) -> m.Source:
         draw(st.one_of(st.none(), st.floats(0, 1))),
         draw(text),
         draw(st.sampled_from(["", "0" * 64, "ab" * 32])),
+        draw(st.sampled_from(["", "S01", "S02"])),
+        draw(st.lists(st.sampled_from(["suspicious", "provided", "abstract-only"]), max_size=2, unique=True)),
     )
 
 

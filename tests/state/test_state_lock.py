@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from deepresearch.errors import WorkspaceLockedError
+from deepresearch.core.errors import WorkspaceLockedError
+from deepresearch.core.workspace import Workspace
 from deepresearch.state.lock import WorkspaceLock, process_start, read_owner
-from deepresearch.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]
 # Takes the lock, says so, then either waits for a line on stdin (and releases) or dies holding it.
@@ -21,7 +21,7 @@ CHILD = """
 import os, sys
 from pathlib import Path
 from deepresearch.state.lock import WorkspaceLock
-from deepresearch.workspace import Workspace
+from deepresearch.core.workspace import Workspace
 lock = WorkspaceLock(Workspace(Path(sys.argv[1]))).acquire()
 print("locked", flush=True)
 if sys.argv[2] == "die":

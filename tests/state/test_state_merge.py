@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from deepresearch.errors import StateError
+from deepresearch.core.errors import StateError
 from deepresearch.state import model as m
 from deepresearch.state.merge import merge_task_result
 from deepresearch.state.parser import parse_task_md

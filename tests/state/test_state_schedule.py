@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deepresearch.errors import StateError
+from deepresearch.core.errors import StateError
 from deepresearch.state import model as m
 from deepresearch.state.schedule import (
     dispatch_order,

@@ -2,49 +2,14 @@
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
 import pytest
 
 from deepresearch.state import model as m
 from deepresearch.state.parser import parse_task_md, parse_with_lines
-from deepresearch.state.validate import check_archives, check_transitions, find_cycles, validate_doc
+from deepresearch.state.validate import check_transitions, find_cycles, validate_doc
 from tests.state.test_state_malformed import BASE
 
 S = m.TaskStatus
-
-
-def _with_archive(tmp_path: Path, content: bytes, recorded: bytes) -> str:
-    (tmp_path / "assets" / "web").mkdir(parents=True)
-    (tmp_path / "assets" / "web" / "S01.md").write_bytes(content)
-    digest = hashlib.sha256(recorded).hexdigest()
-    return BASE.replace("| assets/web/S01.md | - |", f"| assets/web/S01.md | {digest} |")
-
-
-def test_archive_that_matches_its_hash_passes(tmp_path: Path) -> None:
-    parsed = parse_with_lines(_with_archive(tmp_path, b"text", b"text"))
-    assert check_archives(parsed.doc, tmp_path, parsed.lines) == []
-
-
-def test_changed_archive_is_reported_on_its_row(tmp_path: Path) -> None:
-    parsed = parse_with_lines(_with_archive(tmp_path, b"edited text", b"text"))
-    [problem] = check_archives(parsed.doc, tmp_path, parsed.lines)
-    actual = hashlib.sha256(b"edited text").hexdigest()
-    recorded = hashlib.sha256(b"text").hexdigest()
-    assert str(problem) == (
-        f"task.md:50: Sources row S01: archive file assets/web/S01.md has changed"
-        f" (SHA-256 is {actual[:12]}…, task.md records {recorded[:12]}…)"
-    )
-
-
-def test_missing_and_escaping_archives(tmp_path: Path) -> None:
-    doc = parse_task_md(BASE)
-    [missing] = check_archives(doc, tmp_path)
-    assert str(missing) == "task.md: Sources row S01: archive file assets/web/S01.md is missing"
-    doc.sources[0].archive = "../outside.md"
-    [outside] = check_archives(doc, tmp_path)
-    assert outside.detail == "Sources row S01: archive path ../outside.md is outside the workspace"
 
 
 # (status before, status after, allowed)

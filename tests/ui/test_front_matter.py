@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from deepresearch.cli.request import front_matter_line, read_request, run_config
-from deepresearch.config import Config, RoleConfig
-from deepresearch.errors import ConfigError
+from deepresearch.core.config import Config, RoleConfig
+from deepresearch.core.errors import ConfigError
 from tests.helpers import REPO
 
 EXAMPLE = REPO / "input.md.example"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pexpect
 
+from deepresearch.core.workspace import Workspace
 from deepresearch.state.model import RunStatus, TaskStatus
 from deepresearch.state.store import StateStore
-from deepresearch.workspace import Workspace
 from tests.helpers import PageServer, write_scenario, write_workspace_config
 
 EDITOR_SCRIPT = Path(__file__).with_name("editor_script.py")

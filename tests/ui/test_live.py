@@ -8,8 +8,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from deepresearch.eventlog import EventLog
-from deepresearch.events import (
+from deepresearch.core.eventlog import EventLog
+from deepresearch.core.events import (
     AgentFinished,
     AgentStarted,
     Notice,
@@ -19,8 +19,8 @@ from deepresearch.events import (
     RunStarted,
     TaskStatusChanged,
 )  # fmt: skip
+from deepresearch.core.workspace import Workspace
 from deepresearch.ui.live import LiveDisplay
-from deepresearch.workspace import Workspace
 
 
 def terminal(width: int = 160) -> tuple[Console, io.StringIO]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from deepresearch.config import SEARCH_PROVIDERS, Config
+from deepresearch.core.config import SEARCH_PROVIDERS, Config
 from deepresearch.search.model import Provider
 from deepresearch.search.providers.base import ApiProvider
 from deepresearch.search.providers.brave import Brave

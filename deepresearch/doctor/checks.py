@@ -12,12 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from deepresearch.config import SEARCH_PROVIDERS, Config
-from deepresearch.errors import DeepResearchError
+from deepresearch.core.config import SEARCH_PROVIDERS, Config
+from deepresearch.core.errors import DeepResearchError
+from deepresearch.core.workspace import Workspace
 from deepresearch.state.lock import owner_alive, read_owner
 from deepresearch.state.model import RunStatus, TaskDoc
 from deepresearch.state.store import StateStore
-from deepresearch.workspace import Workspace
 
 CHROMIUM_FIX = (
     "sudo apt-get install chromium (Debian/Ubuntu), or `playwright install chromium`, "

@@ -12,16 +12,18 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from deepresearch.agents.base import AgentBackend, AgentRequest, AgentResult, FailureKind, ToolProfile
-from deepresearch.agents.process import ProcessRunner
 from deepresearch.agents.registry import BUILTIN, DETECTION_ORDER, get_backend
-from deepresearch.config import Config, load_config
-from deepresearch.doctor_checks import (
+from deepresearch.core.config import Config, load_config
+from deepresearch.core.errors import DeepResearchError
+from deepresearch.core.process import ProcessRunner
+from deepresearch.core.workspace import Workspace
+from deepresearch.doctor.checks import (
     BrowserCheck,
     SearchCheck,
     WorkspaceCheck,
@@ -29,8 +31,6 @@ from deepresearch.doctor_checks import (
     check_search,
     check_workspace,
 )
-from deepresearch.errors import DeepResearchError
-from deepresearch.workspace import Workspace
 
 PING_PROMPT = "This is a connectivity check. Reply with the single word OK. Do not use any tools."
 VERSION_TIMEOUT = 30.0
@@ -195,7 +195,7 @@ def _ping_answer(result: AgentResult, duration: float) -> tuple[bool | None, str
 
 
 def _version(backend: AgentBackend, environ: dict[str, str], runner: ProcessRunner) -> str | None:
-    argv = _method(backend, "version_argv")
+    argv = backend.version_argv()
     if argv is None:
         return "unknown"
     outcome = runner.run(argv, Path.cwd(), environ, VERSION_TIMEOUT, Path(os.devnull))
@@ -209,10 +209,9 @@ def _version(backend: AgentBackend, environ: dict[str, str], runner: ProcessRunn
 def _login_status(
     backend: AgentBackend, environ: dict[str, str], runner: ProcessRunner
 ) -> tuple[bool | None, str]:
-    argv = _method(backend, "login_check_argv")
-    read = getattr(backend, "read_login_check", None)
-    if argv is None or read is None:
-        names: tuple[str, ...] | None = getattr(backend, "credential_env", None)
+    argv = backend.login_check_argv()
+    if argv is None:
+        names = backend.credential_env
         found = [name for name in names or () if environ.get(name, "").strip()]
         if found:
             return None, f"unknown — {' and '.join(found)} set; run with --ping to check"
@@ -224,13 +223,7 @@ def _login_status(
         )
     command = " ".join(argv[:1] + [a for a in argv[1:] if not a.startswith("-")])
     outcome = runner.run(argv, Path.cwd(), environ, VERSION_TIMEOUT, Path(os.devnull))
-    answer = read(outcome)
+    answer = backend.read_login_check(outcome)
     if answer is None:
         return None, f"unknown (`{command}` said nothing readable) — run with --ping"
     return bool(answer), f"from `{command}`"
-
-
-def _method(backend: AgentBackend, name: str) -> list[str] | None:
-    """The argv a backend's optional `version_argv` / `login_check_argv` returns (None if absent)."""
-    method: Callable[[], list[str] | None] | None = getattr(backend, name, None)
-    return method() if method is not None else None

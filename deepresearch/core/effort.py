@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from deepresearch.config import Config
+from deepresearch.core.config import Config
 
 
 @dataclass(frozen=True)

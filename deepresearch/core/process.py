@@ -2,7 +2,9 @@
 
 Every agent CLI call goes through `ProcessRunner.run`. Each child gets its own session (process
 group), so a timeout or Ctrl-C kills the CLI *and* everything it spawned (browsers, MCP servers,
-shells), and the terminal's Ctrl-C reaches only us: we decide what to stop.
+shells), and the terminal's Ctrl-C reaches only us: we decide what to stop. Short helper children
+(the figure worker) go through `run_captured`, which keeps the same group discipline; a program the
+person drives on the terminal (their editor) goes through `run_in_terminal`.
 """
 
 from __future__ import annotations
@@ -16,12 +18,23 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from deepresearch.agents.base import ProcessOutcome
-
 _GRACE_SECONDS = 2.0  # between SIGTERM and SIGKILL of a process group
+
+
+@dataclass(frozen=True)
+class ProcessOutcome:
+    """What the runner observed of one subprocess."""
+
+    exit_code: int | None  # None when killed on timeout / interrupt
+    stdout: str
+    stderr: str
+    duration: float
+    timed_out: bool = False
+    interrupted: bool = False
 
 
 class ProcessRunner:
@@ -57,15 +70,12 @@ class ProcessRunner:
             header = f"=== {time.strftime('%Y-%m-%dT%H:%M:%S')} $ {' '.join(argv)}\n"
             log.write(header.encode())
             log.flush()
-            proc = subprocess.Popen(
-                list(argv),
-                cwd=str(cwd),
-                env=dict(env),
+            proc = _spawn(
+                argv,
+                cwd=cwd,
+                env=env,
                 stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-                preexec_fn=_parent_death_signal() if die_with_parent else None,
+                preexec=_parent_death_signal() if die_with_parent else None,
             )
             with self._lock:
                 self._live[proc.pid] = proc
@@ -189,3 +199,59 @@ def _group_alive(pgid: int) -> bool:
     except (ProcessLookupError, PermissionError):
         return False
     return True
+
+
+def run_captured(
+    argv: Sequence[str],
+    *,
+    input_text: str = "",
+    timeout: float,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+) -> ProcessOutcome:
+    """Run a short child in its own process group with `input_text` on stdin; capture its output.
+    Past `timeout` seconds the whole group is killed and the outcome says `timed_out`."""
+    start = time.monotonic()
+    proc = _spawn(argv, cwd=cwd, env=env, stdin=subprocess.PIPE)
+    try:
+        out, err = proc.communicate(input_text.encode("utf-8"), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        out, err = proc.communicate()
+        return ProcessOutcome(None, _text(out), _text(err), time.monotonic() - start, timed_out=True)
+    return ProcessOutcome(proc.returncode, _text(out), _text(err), time.monotonic() - start)
+
+
+def run_in_terminal(argv: Sequence[str]) -> int:
+    """Run a program the person uses on this terminal (their editor) and wait; its exit status.
+    It stays in our process group so it owns the terminal while it runs."""
+    return _spawn(argv, capture=False, own_group=False).wait()
+
+
+def _spawn(
+    argv: Sequence[str],
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    stdin: int | None = None,
+    capture: bool = True,
+    own_group: bool = True,
+    preexec: Callable[[], None] | None = None,
+) -> subprocess.Popen[bytes]:
+    """The one place a process is started: in its own session (process group) unless it must share
+    our terminal, with stdout and stderr piped unless it talks to the person directly."""
+    pipe = subprocess.PIPE if capture else None
+    return subprocess.Popen(
+        list(argv),
+        cwd=str(cwd) if cwd is not None else None,
+        env=dict(env) if env is not None else None,
+        stdin=stdin,
+        stdout=pipe,
+        stderr=pipe,
+        start_new_session=own_group,
+        preexec_fn=preexec,
+    )
+
+
+def _text(data: bytes | None) -> str:
+    return (data or b"").decode("utf-8", "replace")

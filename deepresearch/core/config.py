@@ -17,10 +17,11 @@ from typing import Any
 
 import yaml
 
-from deepresearch.errors import ConfigError
+from deepresearch.core.errors import ConfigError
+from deepresearch.core.roles import ROLE_NAMES, TRAITS, Role
 
 AGENT_NAMES = ("copilot", "claude", "gemini", "codex", "custom")
-ROLES = ("planner", "supervisor", "executor", "reflector", "analyst", "charts", "synthesizer")
+ROLES = ROLE_NAMES
 SEARCH_PROVIDERS = ("serper", "tavily", "exa", "brave", "duckduckgo")  # default chain order
 ENV_PREFIX = "DEEPRESEARCH_"
 
@@ -93,12 +94,20 @@ class Config:
     figure_timeout: float = 60.0  # seconds to draw one figure
 
     def role(self, name: str) -> RoleConfig:
-        """The effective agent, model and timeout for a role (role override, else run-wide)."""
+        """The effective agent, model and timeout for a role: its own override, else the role it
+        falls back to (see core.roles), else the run-wide setting. A model is inherited only with
+        the CLI it was chosen for."""
         own = self.roles.get(name, RoleConfig())
+        parent = TRAITS[Role(name)].falls_back_to
+        base = (
+            self.role(parent.value)
+            if parent is not None
+            else RoleConfig(self.agent, self.model, self.agent_timeout)
+        )
         return RoleConfig(
-            agent=own.agent or self.agent,
-            model=own.model or (self.model if not own.agent or own.agent == self.agent else None),
-            timeout=own.timeout or self.agent_timeout,
+            agent=own.agent or base.agent,
+            model=own.model or (base.model if not own.agent or own.agent == base.agent else None),
+            timeout=own.timeout or base.timeout,
         )
 
 

@@ -1,4 +1,7 @@
-"""Everything the live display and `deepresearch status` show, read without disturbing a run.
+"""A run as seen from outside: what the live display and `deepresearch status` show.
+
+The ui layer renders a `RunView` and never opens the workspace's files itself: every read of
+task.md, its snapshots, the source registry, the lock and the agents' logs happens here.
 
 Read-only by design: no lock is taken, nothing is written. task.md is replaced atomically by the
 orchestrator, but a person may be halfway through an edit, so an unreadable task.md falls back to
@@ -13,15 +16,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from deepresearch.errors import StateError
-from deepresearch.eventlog import read_events
+from deepresearch.core.errors import StateError
+from deepresearch.core.eventlog import read_events
+from deepresearch.core.workspace import Workspace
+from deepresearch.pipeline.progress import RunProgress, fold
 from deepresearch.sources.registry import SourceRegistry
 from deepresearch.state.lock import owner_alive, read_owner
 from deepresearch.state.model import TaskDoc, Verified
 from deepresearch.state.parser import parse_task_md
 from deepresearch.state.store import StateStore
-from deepresearch.ui.progress import RunProgress, fold
-from deepresearch.workspace import Workspace
 
 _READ_ATTEMPTS = 3
 _LOG_TAIL_BYTES = 4096
@@ -44,6 +47,15 @@ class RunView:
     def facts_verified(self) -> int:
         """Facts whose quote was found in the archived source."""
         return sum(f.verified is Verified.YES for f in self.doc.facts) if self.doc else 0
+
+    @property
+    def report_path(self) -> str | None:
+        """report.md's path when the run has written one."""
+        return str(self.workspace.report_md) if self.workspace.report_md.is_file() else None
+
+    def last_log_line(self, label: str, width: int = 90) -> str:
+        """The last line an agent wrote to its log (see `last_log_line`)."""
+        return last_log_line(self.workspace.log_file(label), width)
 
     def elapsed(self, since: float | None, until: float | None = None) -> float | None:
         """Seconds from `since` to `until` (default: now), or None when `since` is unknown."""
@@ -69,6 +81,19 @@ def read_doc(workspace: Workspace) -> tuple[TaskDoc | None, str]:
         return None, f"task.md cannot be read ({problem})"
     doc = _parse_snapshot(workspace, snapshot)
     return doc, f"task.md cannot be read right now ({problem}); showing {workspace.relative(snapshot)}"
+
+
+def task_md_error(workspace: Workspace) -> StateError | None:
+    """Why the workspace's task.md does not parse or validate (naming its line), or None when it
+    does or is absent."""
+    store = StateStore(workspace)
+    if not store.exists():
+        return None
+    try:
+        store.load()
+    except StateError as exc:
+        return exc
+    return None
 
 
 def _parse_snapshot(workspace: Workspace, snapshot: Path) -> TaskDoc | None:
@@ -106,6 +131,33 @@ def last_log_line(path: Path, width: int = 90) -> str:
         if clean and not clean.startswith("=== "):  # the runner's own markers: command, exit status
             return clean if len(clean) <= width else clean[: width - 1] + "…"
     return ""
+
+
+class WorkspaceReader:
+    """Re-reads a workspace for a display that polls it: task.md only when it changed, the registry
+    every time (both cheap), without taking any lock."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+        self._doc: TaskDoc | None = None
+        self._note = ""
+        self._key: tuple[int, int] | None = None
+
+    def history(self) -> RunProgress:
+        """The run's events so far (logs/events.jsonl) folded: a resumed run shows its past too."""
+        return fold(read_events(self.workspace))
+
+    def read(self) -> tuple[TaskDoc | None, str, int]:
+        """(task.md or its newest good snapshot, a note when it is not task.md, sources archived)."""
+        try:
+            stat = self.workspace.task_md.stat()
+            key: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            key = None
+        if key != self._key:
+            self._doc, self._note = read_doc(self.workspace)
+            self._key = key
+        return self._doc, self._note, count_archived(self.workspace)
 
 
 def load_view(workspace: Workspace, progress: RunProgress | None = None) -> RunView:

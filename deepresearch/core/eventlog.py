@@ -6,8 +6,8 @@ import json
 import threading
 import time
 
-from deepresearch.events import Event
-from deepresearch.workspace import Workspace
+from deepresearch.core.events import Event
+from deepresearch.core.workspace import Workspace
 
 
 def describe(event: Event) -> str:

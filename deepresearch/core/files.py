@@ -1,0 +1,91 @@
+"""The one owner of atomic file writes and inter-process file locks.
+
+Several processes share a workspace (the orchestrator, the `deepresearch archive` and `search`
+processes agents run, a person's editor), so every file another process may read is replaced in
+one step (`atomic_write`), and every read-modify-write of shared state happens under an exclusive
+`flock` on a sidecar lock file (`file_lock`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import secrets
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+
+def atomic_write(path: Path, data: str | bytes, *, durable: bool = True) -> None:
+    """Replace `path` with `data` so a reader sees the old or the new file, never a partial one.
+
+    The file keeps the mode a person gave it (a new one honours the umask). `durable` also flushes
+    the data and the rename to disk, so a power cut leaves one of the two versions."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+    # os.open with 0o666 honours the umask (mkstemp would make the file private).
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            with contextlib.suppress(FileNotFoundError):
+                os.chmod(handle.fileno(), stat.S_IMODE(path.stat().st_mode))
+            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    if durable:
+        _fsync_dir(path.parent)
+
+
+def write_if_changed(path: Path, text: str) -> bool:
+    """Atomically write `text` unless the file already holds it (files shared by parallel agents);
+    True when it wrote."""
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return False
+    except (OSError, UnicodeDecodeError):
+        pass
+    atomic_write(path, text, durable=False)
+    return True
+
+
+@contextlib.contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive `flock` on `path` (created if needed) for the block; blocks until free.
+
+    Lock a sidecar file, never the data file itself: a data file replaced by `atomic_write` would
+    leave the lock on the old inode. Not reentrant within one process."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 hex digest of a file's bytes."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Flush the directory entry of a rename to disk (POSIX only: Windows cannot open folders)."""
+    if os.name == "nt":
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

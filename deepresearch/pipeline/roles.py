@@ -1,0 +1,112 @@
+"""Each role's call as data: prompt template, output file, output contract, code check, repairs.
+
+`run_step` (pipeline/step.py) reads a `RoleSpec` to run any role the same way: render nothing
+itself, call the agent, parse its one output file with the role's contract, re-prompt once with the
+parser's exact problems, then run the role's code check and re-prompt once with its violations.
+What differs between roles is only what is registered here; the phases decide what a failure means.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from deepresearch.contracts.execute import ExecutorOutput, parse_executor
+from deepresearch.contracts.plan import ClarifyOutput, PlanOutput, parse_clarify, parse_plan
+from deepresearch.contracts.reflect import Assessment, parse_assessment
+from deepresearch.contracts.report import parse_analysis, parse_report
+from deepresearch.contracts.supervise import parse_briefs
+from deepresearch.core.roles import Role
+from deepresearch.figures import FigurePlan, RenderedFigure, parse_charts, plan_figures
+from deepresearch.pipeline.checks import CheckResult, check_analysis, check_draft
+from deepresearch.pipeline.context import RunContext
+
+T = TypeVar("T")
+Parser = Callable[[Path], tuple[T | None, list[str]]]
+Check = Callable[[T], CheckResult]
+
+
+@dataclass(frozen=True)
+class StepScope:
+    """What one call is about, for its parser and check: the task, the tasks briefed, the figures."""
+
+    task_id: str = ""
+    task_ids: tuple[str, ...] = ()
+    figures: Sequence[RenderedFigure] = ()
+
+
+@dataclass(frozen=True)
+class Repairs:
+    """How often a role is re-prompted with the exact problems before its output is given up."""
+
+    output: int = 1  # an output file the contract cannot read
+    checks: int = 1  # a readable output that code checks find violations in
+
+
+@dataclass(frozen=True)
+class RoleSpec(Generic[T]):
+    """One kind of agent call. `parser` and `check` are built per call from the run and scope."""
+
+    role: Role
+    template: str  # prompts/<template>.md.j2
+    label: str  # logs/<label>.log and logs/<label>_result.md; executors use their task ID
+    parser: Callable[[RunContext, StepScope], Parser[T]]
+    check: Callable[[RunContext, StepScope], Check[T]] | None = None
+    repairs: Repairs = Repairs()
+
+    def label_for(self, scope: StepScope) -> str:
+        """The log and output-file label of a call (the task ID for executors)."""
+        return scope.task_id if self.role is Role.EXECUTOR else self.label
+
+
+def _charts_parser(ctx: RunContext, scope: StepScope) -> Parser[FigurePlan]:
+    plans: list[FigurePlan] = []
+
+    def parse(path: Path) -> tuple[FigurePlan | None, list[str]]:
+        if not path.is_file():
+            return None, [f"the output file {path.name} was not written"]
+        text = path.read_text(encoding="utf-8", errors="replace")
+        plan = plan_figures(
+            parse_charts(text, ctx.config.max_figures), ctx.doc,
+            repaired=bool(plans), max_chart_failures=ctx.config.max_chart_failures,
+        )  # fmt: skip
+        plans.append(plan)
+        # One line per problem: an excerpt may span a fact's statement and quote.
+        return (None, [" ".join(p.split()) for p in plan.problems]) if plan.needs_repair else (plan, [])
+
+    return parse
+
+
+def _reflector_parser(ctx: RunContext, scope: StepScope) -> Parser[Assessment]:
+    fact_ids = {f.id for f in ctx.doc.facts}
+    dim_ids = {d.id for d in ctx.doc.dimensions}
+    return lambda path: parse_assessment(path, fact_ids, dim_ids)
+
+
+CLARIFY: RoleSpec[ClarifyOutput] = RoleSpec(Role.PLANNER, "clarify", "clarify", lambda c, s: parse_clarify)
+PLANNER: RoleSpec[PlanOutput] = RoleSpec(
+    Role.PLANNER, "planner", "planner", lambda c, s: lambda p: parse_plan(p, c.config.max_tasks)
+)
+SUPERVISOR: RoleSpec[dict[str, str]] = RoleSpec(
+    Role.SUPERVISOR, "supervisor", "supervisor", lambda c, s: lambda p: parse_briefs(p, list(s.task_ids))
+)
+EXECUTOR: RoleSpec[ExecutorOutput] = RoleSpec(
+    Role.EXECUTOR, "executor", "executor", lambda c, s: lambda p: parse_executor(p, s.task_id)
+)
+REFLECTOR: RoleSpec[Assessment] = RoleSpec(Role.REFLECTOR, "reflector", "reflector", _reflector_parser)
+ANALYST: RoleSpec[str] = RoleSpec(
+    Role.ANALYST, "analyst", "analyst", lambda c, s: parse_analysis,
+    check=lambda c, s: lambda text: check_analysis(text, c.doc, c.workspace.root),
+)  # fmt: skip
+CHARTS: RoleSpec[FigurePlan] = RoleSpec(Role.CHARTS, "charts", "charts", _charts_parser)
+SYNTHESIZER: RoleSpec[str] = RoleSpec(
+    Role.SYNTHESIZER, "synthesizer", "synthesizer", lambda c, s: parse_report,
+    check=lambda c, s: lambda text: check_draft(text, c.doc, c.workspace.root, s.figures),
+)  # fmt: skip
+
+# Every role's main call, by role (the planner's clarifying questions are its second kind of call).
+SPECS: dict[Role, RoleSpec[Any]] = {
+    spec.role: spec for spec in (PLANNER, SUPERVISOR, EXECUTOR, REFLECTOR, ANALYST, CHARTS, SYNTHESIZER)
+}
