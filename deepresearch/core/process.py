@@ -10,6 +10,8 @@ person drives on the terminal (their editor) goes through `run_in_terminal`.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import os
 import signal
 import subprocess
@@ -38,8 +40,9 @@ class ProcessOutcome:
 class ProcessRunner:
     """Starts processes and keeps track of the live ones so they can all be stopped at once."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic, grace: float = _GRACE_SECONDS) -> None:
         self._clock = clock
+        self._grace = grace  # a child that cleans up on SIGTERM (a whole run) needs longer than an agent
         self._live: dict[int, subprocess.Popen[bytes]] = {}
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -52,9 +55,13 @@ class ProcessRunner:
         timeout: float,
         log_path: Path,
         on_start: Callable[[int], None] | None = None,
+        die_with_parent: bool = False,
     ) -> ProcessOutcome:
         """Run `argv` with stdin from /dev/null, stream stdout+stderr to `log_path`, and return
-        what happened; on timeout or `stop_all()` the whole process group is killed."""
+        what happened; on timeout or `stop_all()` the whole process group is killed.
+
+        `die_with_parent`: the child gets SIGTERM when this process dies, even by SIGKILL (Linux), so
+        a killed batch or Ray worker never leaves a run behind holding its workspace."""
         if self._stopping.is_set():
             return ProcessOutcome(None, "", "", 0.0, interrupted=True)
         log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -63,7 +70,13 @@ class ProcessRunner:
             header = f"=== {time.strftime('%Y-%m-%dT%H:%M:%S')} $ {' '.join(argv)}\n"
             log.write(header.encode())
             log.flush()
-            proc = _spawn(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL)
+            proc = _spawn(
+                argv,
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                preexec=_parent_death_signal() if die_with_parent else None,
+            )
             with self._lock:
                 self._live[proc.pid] = proc
             try:
@@ -100,7 +113,7 @@ class ProcessRunner:
         # Killed by stop_all (or about to be): the call did not finish on its own.
         interrupted = self._stopping.is_set() and (proc.returncode is None or proc.returncode < 0)
         # The call is over: nothing it spawned may outlive it (and keep our pipes open).
-        kill_group(proc)
+        kill_group(proc, self._grace)
         for reader in readers:
             reader.join(timeout=5)
         exit_code = None if (timed_out or interrupted) else proc.returncode
@@ -123,7 +136,7 @@ class ProcessRunner:
         with self._lock:
             live = list(self._live.values())
         for proc in live:
-            kill_group(proc)
+            kill_group(proc, self._grace)
 
     @property
     def live_pids(self) -> list[int]:
@@ -141,8 +154,29 @@ def _pump(stream: IO[bytes], sink: list[bytes], log: IO[bytes], lock: threading.
     stream.close()
 
 
-def kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM the process group, then SIGKILL whatever is left after a short grace period."""
+def _parent_death_signal() -> Callable[[], None] | None:
+    """A pre-exec hook asking Linux to SIGTERM the child when its parent dies (None elsewhere).
+
+    The libc function is looked up here, before the fork: the hook itself only calls it."""
+    name = ctypes.util.find_library("c")
+    if not name or os.uname().sysname != "Linux":
+        return None
+    prctl = ctypes.CDLL(name, use_errno=True).prctl
+    parent = os.getpid()
+
+    def hook() -> None:
+        prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the request took effect
+            os._exit(1)
+
+    return hook
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def kill_group(proc: subprocess.Popen[bytes], grace: float = _GRACE_SECONDS) -> None:
+    """SIGTERM the process group, then SIGKILL whatever is left after a grace period."""
     try:
         pgid = os.getpgid(proc.pid)
     except ProcessLookupError:
@@ -152,7 +186,7 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
             os.killpg(pgid, sig)
         if sig == signal.SIGTERM:
             with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=_GRACE_SECONDS)
+                proc.wait(timeout=grace)
             if not _group_alive(pgid):
                 break
     with contextlib.suppress(subprocess.TimeoutExpired):
@@ -202,6 +236,7 @@ def _spawn(
     stdin: int | None = None,
     capture: bool = True,
     own_group: bool = True,
+    preexec: Callable[[], None] | None = None,
 ) -> subprocess.Popen[bytes]:
     """The one place a process is started: in its own session (process group) unless it must share
     our terminal, with stdout and stderr piped unless it talks to the person directly."""
@@ -214,6 +249,7 @@ def _spawn(
         stdout=pipe,
         stderr=pipe,
         start_new_session=own_group,
+        preexec_fn=preexec,
     )
 
 
