@@ -52,7 +52,9 @@ def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = _debug_requested(args)
     try:
-        app(args=args, prog_name="deepresearch", standalone_mode=False)
+        # Not standalone: typer returns the exit code of an Exit (its Ctrl-C is Exit(130)) instead of
+        # exiting, so every outcome is decided here.
+        code = app(args=args, prog_name="deepresearch", standalone_mode=False)
     except DeepResearchError as exc:
         if debug:
             traceback.print_exc()
@@ -85,4 +87,6 @@ def main(argv: list[str] | None = None) -> None:
                 file=sys.stderr,
             )
         sys.exit(int(ExitCode.FAILURE))
-    sys.exit(0)
+    if code == ExitCode.INTERRUPTED:
+        print("deepresearch: interrupted; run the same command again to resume.", file=sys.stderr)
+    sys.exit(code if isinstance(code, int) else 0)
