@@ -50,11 +50,20 @@ def verify_quote_for(workspace: Workspace, record: SourceRecord, quote: str) -> 
     return verify_fact_quote(workspace, record, quote).verified is Verified.YES
 
 
+ABSTRACT_ONLY = "[abstract only]"
+
+
 def record_to_source(record: SourceRecord) -> Source:
-    """The task.md Sources row for an archived record (final URL, type, dates, authority, archive)."""
+    """The task.md Sources row for an archived record (final URL, type, dates, authority, archive).
+
+    A paper archived without its full text says so in its title (`… [abstract only]`): every fact
+    citing it, in task.md and in the report's References, then shows where it came from."""
+    title = record.title
+    if record.abstract_only and ABSTRACT_ONLY not in title:
+        title = f"{title} {ABSTRACT_ONLY}"
     return Source(
         id=record.id,
-        title=record.title,
+        title=title,
         url=record.final_url or record.url,
         type=record.source_type,
         published=record.published,

@@ -60,6 +60,7 @@ def store_source(
         published=content.published, sha256=sha256_hex(markdown), content_sha256=content.content_sha256,
         archive=ws.relative(md_path), fallback=ctx.fallback,
         warning="; ".join(w for w in (ctx.warning, content.warning) if w),
+        kind="pdf" if content.kind == "pdf" else "web", positions="page" if content.kind == "pdf" else "",
     )  # fmt: skip
     if content.kind == "pdf":
         pdf_path = folder / f"{stem}.pdf"
