@@ -54,8 +54,8 @@ class SourceRecord:
     content_type: str = ""  # MIME type without parameters
     fetched: str = ""  # ISO 8601 UTC
     published: str = ""  # ISO date the source declares, or ""
-    sha256: str = ""  # of the main archived file: the .md for web pages, the .pdf for PDFs
-    content_sha256: str = ""  # of the content itself (main text, or PDF bytes): used for dedup
+    sha256: str = ""  # of the archived text file (`archive`, the .md), which task.md names
+    content_sha256: str = ""  # of the content itself (main text, or PDF/file bytes): used for dedup
     archive: str = ""  # readable text, relative to the workspace: assets/web/S07-example-com.md
     html_path: str = ""
     pdf_path: str = ""

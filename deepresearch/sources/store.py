@@ -65,7 +65,9 @@ def store_source(
     if content.kind == "pdf":
         pdf_path = folder / f"{stem}.pdf"
         _write(pdf_path, fetched.body)
-        record.pdf_path, record.sha256 = ws.relative(pdf_path), sha256_hex(fetched.body)
+        # sha256 stays the .md's: task.md names the .md, and `deepresearch check` compares that file;
+        # the PDF's own hash is content_sha256.
+        record.pdf_path = ws.relative(pdf_path)
     elif content.kind == "web":
         html_path = folder / f"{stem}.html"
         _write(html_path, fetched.body)
