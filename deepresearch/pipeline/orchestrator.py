@@ -17,6 +17,7 @@ from deepresearch.events import EventSink, Notice, RunFinished, RunStarted
 from deepresearch.pipeline.analyse import analyse
 from deepresearch.pipeline.charts import plan_charts
 from deepresearch.pipeline.context import RunContext, utc_now
+from deepresearch.pipeline.documents import provide_documents
 from deepresearch.pipeline.execute import execute_round
 from deepresearch.pipeline.plan import Answer, plan
 from deepresearch.pipeline.reflect import reflect
@@ -120,6 +121,7 @@ class Orchestrator:
 
     def _drive(self, ctx: RunContext, on_plan: PlanHook | None) -> None:
         if ctx.doc.front.status is RunStatus.PLANNING:
+            provide_documents(ctx)  # the person's own documents, archived before anyone plans
             self._plan(ctx, on_plan)
         if ctx.doc.front.status in (RunStatus.RESEARCHING, RunStatus.REFLECTING):
             reset = reset_running(ctx.doc)

@@ -40,7 +40,11 @@ def archive_missing(
     found = {url: record for url in urls if (record := registry.lookup(url)) is not None}
     missing = [url for url in dict.fromkeys(urls) if url not in found]
     if missing:
-        with Archiver(workspace, config, sink=sink, research_date=research_date) as archiver:
+        # Never local files: the orchestrator runs outside the agents' sandbox, and a file:// URL an
+        # agent cites (perhaps told to by a web page) must not pull a private file into the report.
+        with Archiver(
+            workspace, config, sink=sink, research_date=research_date, local_files=False
+        ) as archiver:
             found.update(zip(missing, archiver.archive_many(missing), strict=True))
     return {url: found[url] for url in urls}
 

@@ -26,7 +26,7 @@ from deepresearch.sources.browser import Browser, BrowserOptions, BrowserUnavail
 from deepresearch.sources.content import build_content
 from deepresearch.sources.fetch import Fetched, FetchFailure, http_fetch
 from deepresearch.sources.papers import archive_landing
-from deepresearch.sources.record import BAD_URL, INTERNAL, SourceRecord
+from deepresearch.sources.record import BAD_URL, INTERNAL, UNSUPPORTED, SourceRecord
 from deepresearch.sources.registry import SourceRegistry
 from deepresearch.sources.routes import Route, Target, recognise
 from deepresearch.sources.scholarly import landing_meta
@@ -54,6 +54,7 @@ class Archiver:
         per_host: int = PER_HOST,
         provided: bool = False,
         environ: Mapping[str, str] | None = None,
+        local_files: bool = True,
     ) -> None:
         self.workspace = workspace
         self.config = config
@@ -63,6 +64,7 @@ class Archiver:
         self.per_host = per_host
         self.provided = provided  # the person's own documents: type `provided`, their authority
         self.environ = os.environ if environ is None else environ
+        self.local_files = local_files  # False: file:// targets are refused (the orchestrator's case)
         self.options = BrowserOptions(
             chromium_path=config.chromium_path,
             profile=workspace.browser_profile,
@@ -141,6 +143,8 @@ class Archiver:
 
     async def _build(self, url: str, target: Target) -> Built:
         """Fetch and read one target by its route (blocking work in worker threads)."""
+        if target.route is Route.LOCAL and not self.local_files:
+            raise FetchFailure(UNSUPPORTED, f"{url}: local files are archived only by `deepresearch archive`")
         if target.route is not Route.WEB:
             return built_special(await asyncio.to_thread(archive_special, target, self._tools()))
         fetched, fallback = await self._fetch(url)

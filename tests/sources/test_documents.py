@@ -13,6 +13,7 @@ import pytest
 
 from deepresearch.config import Config
 from deepresearch.errors import ExitCode
+from deepresearch.sources.api import archive_missing
 from deepresearch.sources.archive import Archiver
 from deepresearch.sources.positions import Position, PositionKind
 from deepresearch.sources.quote_place import quote_position
@@ -154,3 +155,18 @@ def test_an_epub_on_the_web_is_read_as_an_ebook(
     (record,) = archive(workspace, config(tmp_path), f"{file_server}/guide.epub")
     assert record.ok and record.kind == "ebook" and record.title == "Lighthouse guide"
     assert record.http_status == 200 and record.archive.startswith("assets/ebook/")
+
+
+def test_the_orchestrator_never_pulls_in_a_local_file_an_agent_cites(
+    tmp_path: Path, workspace: Workspace
+) -> None:
+    private = tmp_path / "private-notes.md"
+    private.write_text("# Private\n\nMy bank PIN is 1234.\n")
+    records = archive_missing(workspace, config(tmp_path), [private.as_uri()])
+    record = records[private.as_uri()]
+    assert (
+        not record.ok
+        and record.error == UNSUPPORTED
+        and "archived only by `deepresearch archive`" in record.message
+    )
+    assert not [p for p in (workspace.root / "assets").rglob("*") if p.is_file()]
