@@ -30,6 +30,7 @@ PASSAGE_WORDS = 120
 SNIPPET_CHARS = 400
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs (
     source_id TEXT PRIMARY KEY, sha256 TEXT NOT NULL, title TEXT, url TEXT, archive TEXT,
     kind TEXT, provided INTEGER NOT NULL DEFAULT 0
@@ -149,30 +150,41 @@ class LocalIndex:
         finally:
             connection.close()
 
+    def _registry_stamp(self) -> str:
+        """Size and modification time of the registry: append-only, so unchanged means nothing new."""
+        try:
+            info = self.workspace.source_registry.stat()
+        except FileNotFoundError:
+            return "absent"
+        return f"{info.st_size}:{info.st_mtime_ns}"
+
     def sync(self) -> int:
         """Index every archived source not indexed yet (or changed); the number indexed."""
-        records = [r for r in SourceRegistry(self.workspace).archived() if r.archive]
+        stamp = self._registry_stamp()  # taken before reading: an append after it is seen next time
         with self._connect() as db:
-            known = dict(db.execute("SELECT source_id, sha256 FROM docs").fetchall())
-            if all(known.get(r.id) == r.sha256 for r in records):
-                return 0  # the common case: nothing new, no write lock taken
-            db.execute("BEGIN IMMEDIATE")  # one process catches up; the others wait, then see it done
+            seen = db.execute("SELECT value FROM meta WHERE key = 'registry'").fetchone()
+            if seen is not None and seen[0] == stamp:
+                return 0  # the common case: nothing archived since the last search
+            records = [r for r in SourceRegistry(self.workspace).archived() if r.archive]
+            db.execute("BEGIN IMMEDIATE")  # one process catches up; the others wait, then find it done
             try:
                 known = dict(db.execute("SELECT source_id, sha256 FROM docs").fetchall())
-                added = sum(self._add(db, r) for r in records if known.get(r.id) != r.sha256)
+                added = sum(self._add(db, r, r.id in known) for r in records if known.get(r.id) != r.sha256)
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('registry', ?)", (stamp,))
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
         return added
 
-    def _add(self, db: sqlite3.Connection, record: SourceRecord) -> bool:
+    def _add(self, db: sqlite3.Connection, record: SourceRecord, again: bool) -> bool:
         path = self.workspace.root / record.archive
         try:
             text = body_of(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError):
             return False  # a missing archive is reported by `deepresearch check`, not here
-        db.execute("DELETE FROM passages WHERE source_id = ?", (record.id,))
+        if again:  # re-archived: drop its old passages (a scan, but rare; new sources skip it)
+            db.execute("DELETE FROM passages WHERE source_id = ?", (record.id,))
         title = _indexable(record.title)
         db.executemany(
             "INSERT INTO passages (source_id, position, original, title, body) VALUES (?, ?, ?, ?, ?)",
