@@ -174,6 +174,7 @@ class Services:
 
     def __init__(self) -> None:
         self.hits: list[str] = []
+        self.agents: dict[str, str] = {}  # path → the User-Agent that asked for it
         services = self
 
         class _Handler(http.server.BaseHTTPRequestHandler):
@@ -182,6 +183,7 @@ class Services:
 
             def do_GET(self) -> None:
                 services.hits.append(self.path)
+                services.agents[urlsplit(self.path).path] = self.headers.get("User-Agent", "")
                 self._answer(*services.answer("GET", self.path))
 
             def do_POST(self) -> None:

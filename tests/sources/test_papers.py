@@ -170,3 +170,17 @@ def test_archive_json_reports_kind_and_metadata(
         text=True, timeout=120,
     )  # fmt: skip
     assert "archived paper" in plain.stdout and "note:      abstract only" in plain.stdout
+
+
+@pytest.mark.browser
+def test_doi_landing_page_is_loaded_by_the_browser_from_the_worker_thread(
+    services: Services, workspace: Workspace
+) -> None:
+    bases = dict.fromkeys(SOURCE_SERVICES, services.base)
+    with Archiver(workspace, make_config(source_base_urls=bases), environ={}) as archiver:
+        record = archiver.archive(f"doi:{OPEN_DOI}")
+        if archiver.browser_unavailable:
+            pytest.skip(f"no Chromium can be launched here: {archiver.browser_unavailable}")
+    assert record.ok and record.pdf_url.endswith("/files/open.pdf") and not record.fallback
+    assert "Chrome/" in services.agents[f"/landing/{OPEN_DOI}"]  # rendered by Chromium, not urllib
+    assert "Chrome/" not in services.agents["/files/open.pdf"]  # PDFs and APIs: plain HTTP
