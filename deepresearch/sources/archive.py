@@ -122,7 +122,9 @@ class Archiver:
     async def _archive_one(self, url: str) -> SourceRecord:
         target = recognise(url)
         try:
-            existing = self.registry.lookup(url) or self.registry.lookup(target.canonical)
+            existing = self.registry.lookup(url)
+            if existing is None and target.canonical != url:  # doi:10.1/x and doi.org/10.1/x: one paper
+                existing = self.registry.lookup(target.canonical)
             if existing is not None:
                 return existing
             async with self._limit(url):

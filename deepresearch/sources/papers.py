@@ -98,7 +98,9 @@ def _build(
     """The paper with its PDF when one is open, else its abstract (marked abstract only)."""
     record = _record(meta, canonical)
     slug = _slug((meta.arxiv_id and f"arxiv-{meta.arxiv_id}") or meta.doi or host_slug(canonical))
-    pdf = _open_pdf(meta.pdf_urls, tools, notes)
+    # Some DOIs resolve straight to the PDF: then the "landing page" is the paper itself.
+    direct = landing is not None and is_pdf(landing.content_type, landing.body)
+    pdf = landing if direct else _open_pdf(meta.pdf_urls, tools, notes)
     if pdf is not None:
         document = pdf_text(pdf.body)
         record.pdf_url, record.http_status, record.content_type = pdf.final_url, pdf.status, pdf.content_type
@@ -110,6 +112,7 @@ def _build(
     if not abstract:
         raise FetchFailure(EMPTY, f"{canonical}: no open-access PDF and no abstract ({'; '.join(notes)})")
     record.abstract_only = True
+    record.http_status = landing.status if landing is not None else None
     record.warning = "abstract only: no open-access PDF found" + (f" ({'; '.join(notes)})" if notes else "")
     text = "\n\n".join(part for part in (_byline(meta), "## Abstract", abstract) if part)
     originals = {".html": landing.body} if landing is not None else {}

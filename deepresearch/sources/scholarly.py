@@ -144,6 +144,10 @@ def _crossref_date(message: dict[str, object]) -> str:
     return ""
 
 
+def _list(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
+
+
 def _person(author: object) -> str:
     if not isinstance(author, dict):
         return ""
@@ -156,16 +160,15 @@ def parse_crossref(body: bytes) -> PaperMeta:
     message = _json(body, "Crossref").get("message")
     if not isinstance(message, dict):
         raise MetadataError("the Crossref answer has no `message` record")
-    links = message.get("link") if isinstance(message.get("link"), list) else []
     pdfs = [
         str(link["URL"])
-        for link in links or []
+        for link in _list(message.get("link"))
         if isinstance(link, dict) and link.get("content-type") == "application/pdf" and link.get("URL")
     ]
     abstract = html_lib.unescape(_TAGS.sub(" ", str(message.get("abstract") or "")))
     return PaperMeta(
         title=_first(message.get("title")),
-        authors=[p for p in map(_person, message.get("author") or []) if p],
+        authors=[p for p in map(_person, _list(message.get("author"))) if p],
         venue=_first(message.get("container-title")),
         work_type=str(message.get("type") or ""),
         published=_crossref_date(message),

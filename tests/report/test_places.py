@@ -83,7 +83,7 @@ def test_references_link_quotes_to_pages_and_times_and_mark_provided_and_abstrac
         f"1. **[{paper.id}]** Seasonal Forecasting with Sparse Models · Ada Lovelace; Alan Turing · "
     )
     assert entries[0].endswith(f" · quoted at [p. 3](<{pdf}#page=3>)")
-    assert "Sand batteries for seasonal heat storage \\[abstract only\\]" in entries[1]
+    assert "Sand batteries for seasonal heat storage (abstract only)" in entries[1]
     assert f"doi:{CLOSED_DOI}" in entries[1] and "Energy Storage Letters" in entries[1]
     assert entries[2].endswith(f"quoted at [1:05](<https://www.youtube.com/watch?v={VIDEO_ID}&t=65s>)")
     assert "National Energy Agency" in entries[2]

@@ -18,6 +18,7 @@ ARXIV_ID = "2401.01234"
 OPEN_DOI = "10.5555/open.2023.1"
 CLOSED_DOI = "10.5555/closed.2022.7"
 UNPAYWALL_DOI = "10.5555/oa.2024.3"
+DIRECT_DOI = "10.5555/direct.2021.4"  # the resolver leads straight to the PDF
 VIDEO_ID = "AbCdEfGhI_0"
 EMAIL = "researcher@example.org"
 
@@ -123,6 +124,7 @@ CROSSREF = {
                           "journal-article", [2022, 11, 2], ABSTRACT),
     UNPAYWALL_DOI: _crossref(UNPAYWALL_DOI, "Repository copies of open papers", "Open Science Review",
                              "journal-article", [2024, 1, 9]),
+    DIRECT_DOI: _crossref(DIRECT_DOI, "Proceedings of a cold workshop", "", "proceedings-article", [2021, 9]),
 }  # fmt: skip
 
 
@@ -232,6 +234,8 @@ class Services:
             return _json(record) if record else (404, {"Content-Type": "text/plain"}, b"Resource not found.")
         if path.startswith("/v2/"):
             return self._unpaywall(path.removeprefix("/v2/"), query)
+        if path == f"/{DIRECT_DOI}":
+            return 302, {"Location": f"{self.base}/files/open.pdf"}, b""
         if path.startswith("/10."):  # the DOI resolver: to the publisher's landing page
             return 302, {"Location": f"{self.base}/landing/{path.removeprefix('/')}"}, b""
         if path.startswith("/landing/"):

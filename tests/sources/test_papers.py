@@ -23,6 +23,7 @@ from tests.sources.services import (
     ABSTRACT,
     ARXIV_ID,
     CLOSED_DOI,
+    DIRECT_DOI,
     EMAIL,
     OPEN_DOI,
     PAGE3,
@@ -116,7 +117,7 @@ def test_paywalled_paper_is_archived_as_its_abstract_and_says_so(
         == f"abstract only: no open-access PDF found (PDF: {services.base}/paywall.pdf is text/html)"
     )
     row = record_to_source(record)
-    assert row.title == "Sand batteries for seasonal heat storage [abstract only]"
+    assert row.title == "Sand batteries for seasonal heat storage (abstract only)"
 
 
 def test_unpaywall_finds_the_open_copy_only_with_an_email(services: Services, tmp_path: Path) -> None:
@@ -142,6 +143,16 @@ def test_landing_page_with_citation_tags_is_archived_as_the_paper(
     assert record.authors == ["Grace Hopper", "Katherine Johnson"]  # Crossref's, fuller than the page's
     assert record.final_url == url and record.pdf_url.endswith("/files/open.pdf")
     assert record.authority == 0.9
+
+
+def test_doi_that_resolves_straight_to_a_pdf(
+    services: Services, workspace: Workspace, tmp_path: Path
+) -> None:
+    (record,) = archive(workspace, service_config(services, tmp_path), DIRECT_DOI)
+    assert record.ok and not record.abstract_only and record.pdf_url == f"{services.base}/files/open.pdf"
+    assert record.title == "Proceedings of a cold workshop" and record.published == "2021-09"
+    assert record.source_type == "peer-reviewed" and record.authority == 0.9  # a proceedings article
+    assert services.hits.count("/files/open.pdf") >= 1 and (workspace.root / record.pdf_path).is_file()
 
 
 def test_unknown_arxiv_id_fails_as_a_paper(services: Services, workspace: Workspace, tmp_path: Path) -> None:
