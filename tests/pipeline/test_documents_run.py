@@ -35,9 +35,11 @@ def test_documents_are_archived_before_planning_searched_and_cited_as_provided(
     work = tmp_path / "ws"
     work.mkdir()
     write_workspace_config(work)
-    five_documents(tmp_path / "docs")
-    (tmp_path / "docs" / "photo.png").write_bytes(b"\x89PNG not a document")
-    request = tmp_path / "input.md"
+    folder = tmp_path / "request"  # input.md and its docs/ live here; the command runs from tmp_path
+    folder.mkdir()
+    five_documents(folder / "docs")
+    (folder / "docs" / "photo.png").write_bytes(b"\x89PNG not a document")
+    request = folder / "input.md"
     request.write_text("---\ndocuments: [./docs/]\n---\nHow do heat pumps do in cold homes?\n")
     scenario = write_scenario(
         tmp_path / "scenario.yaml",

@@ -12,11 +12,12 @@ import pytest
 
 from deepresearch.config import SOURCE_SERVICES, Config
 from deepresearch.errors import ExitCode
-from deepresearch.sources.api import record_to_source
+from deepresearch.sources.api import mark_abstract_only, record_to_source
 from deepresearch.sources.archive import Archiver
 from deepresearch.sources.positions import Position, PositionKind
 from deepresearch.sources.quote_place import quote_position
 from deepresearch.sources.record import EMPTY, SourceRecord
+from deepresearch.state.model import Fact
 from deepresearch.workspace import Workspace
 from tests.sources.conftest import REPO, cli, make_config
 from tests.sources.services import (
@@ -195,3 +196,15 @@ def test_doi_landing_page_is_loaded_by_the_browser_from_the_worker_thread(
     assert record.ok and record.pdf_url.endswith("/files/open.pdf") and not record.fallback
     assert "Chrome/" in services.agents[f"/landing/{OPEN_DOI}"]  # rendered by Chromium, not urllib
     assert "Chrome/" not in services.agents["/files/open.pdf"]  # PDFs and APIs: plain HTTP
+
+
+def test_a_fact_says_abstract_only_only_when_all_its_sources_are_abstracts() -> None:
+    abstract = SourceRecord(url="https://doi.org/10.1/a", id="S01", abstract_only=True)
+    full = SourceRecord(url="https://doi.org/10.1/b", id="S02")
+    records = {"S01": abstract, "S02": full}
+    alone = mark_abstract_only(Fact("Fact-001", "Sand keeps heat.", ["S01"]), records)
+    assert alone.statement == "Sand keeps heat (abstract only)."
+    assert mark_abstract_only(alone, records).statement == alone.statement  # once
+    both = mark_abstract_only(Fact("Fact-002", "Sand keeps heat", ["S01", "S02"]), records)
+    assert both.statement == "Sand keeps heat"  # the full text backs it too
+    assert mark_abstract_only(Fact("Fact-003", "x", ["L9"]), records).statement == "x"  # not archived
