@@ -62,7 +62,16 @@ def test_documents_are_archived_before_planning_searched_and_cited_as_provided(
     assert "5 of 5 archived (S01, S02, S03, S04, S05)" in events[documents_done]["detail"]
     assert any("left out 1 files of other types (photo.png)" in e.get("message", "") for e in events)
     assert "S05 A seasonal study" in (work / "logs" / "prompts" / "planner.md").read_text()
-    assert "- S01: Field notes on heat pumps" in (work / "logs" / "prompts" / "E1.md").read_text()
+    executor_prompt = (work / "logs" / "prompts" / "E1.md").read_text()
+    assert "- S01: Field notes on heat pumps" in executor_prompt
+    for route in (
+        "`arXiv:2401.01234`",
+        "`doi:10.xxxx/...`",
+        "YouTube URL",
+        'search --local "query"',
+        "EPUB, DOCX",
+    ):
+        assert route in executor_prompt, route
 
     notes = next(s for s in provided if s.title == "Field notes on heat pumps")
     cited = [f for f in doc.facts if notes.id in f.sources]
