@@ -8,15 +8,17 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from deepresearch.config import load_config
 from deepresearch.errors import UsageError
 from deepresearch.search import SearchOutcome, run_search
-from deepresearch.sources.localsearch import LocalOutcome, local_search
 from deepresearch.workspace import Workspace
+
+if TYPE_CHECKING:
+    from deepresearch.sources.localsearch import LocalOutcome
 
 MAX_K = 20  # the smallest per-request maximum among the providers (Brave, Tavily)
 
@@ -62,6 +64,8 @@ def search(
     if not root.is_dir():
         raise UsageError(f"workspace folder not found: {root}", hint="pass --workdir DIR of a run folder")
     if local:
+        from deepresearch.sources.localsearch import local_search  # sqlite3 and the index: only here
+
         _print_local(local_search(Workspace(root), query.strip(), k=k), as_json)
         return
     config = load_config(root)

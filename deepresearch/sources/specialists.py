@@ -12,22 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from deepresearch.sources.content import Content
-from deepresearch.sources.documents import archive_local, archive_remote_file
 from deepresearch.sources.fetch import Fetched
-from deepresearch.sources.papers import archive_arxiv, archive_doi
 from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.routes import Route, Target
 from deepresearch.sources.special import SpecialSource, Tools, store_special
 from deepresearch.sources.store import StoreContext, store_source
-from deepresearch.sources.transcripts import archive_youtube
 
-_HANDLERS: dict[Route, Callable[[str, Tools], SpecialSource]] = {
-    Route.ARXIV: archive_arxiv,
-    Route.DOI: archive_doi,
-    Route.YOUTUBE: archive_youtube,
-    Route.LOCAL: archive_local,
-    Route.REMOTE_FILE: archive_remote_file,
-}
 _KINDS = {Route.ARXIV: "paper", Route.DOI: "paper", Route.YOUTUBE: "transcript", Route.LOCAL: "document"}
 _KINDS |= {Route.REMOTE_FILE: "document", Route.WEB: "web"}
 
@@ -47,9 +37,27 @@ def kind_of(target: Target) -> str:
     return _KINDS[target.route]
 
 
+def _handler(route: Route) -> Callable[[str, Tools], SpecialSource]:
+    # Imported on demand: each `deepresearch archive` is a new process, and most archive web pages
+    # only; requests/youtube-transcript-api and python-docx load when a video or a file needs them.
+    if route is Route.YOUTUBE:
+        from deepresearch.sources.transcripts import archive_youtube
+
+        return archive_youtube
+    if route in (Route.LOCAL, Route.REMOTE_FILE):
+        from deepresearch.sources.documents import archive_local, archive_remote_file
+
+        return archive_local if route is Route.LOCAL else archive_remote_file
+    from deepresearch.sources.papers import archive_arxiv, archive_doi
+
+    return archive_arxiv if route is Route.ARXIV else archive_doi
+
+
 def archive_special(target: Target, tools: Tools) -> SpecialSource:
     """Read a specialist target by its route (blocking: run it in a worker thread)."""
-    return _HANDLERS[target.route](target.key, tools)
+    if target.route is Route.WEB:
+        raise ValueError("a web page has no specialist route")
+    return _handler(target.route)(target.key, tools)
 
 
 def built_special(special: SpecialSource, fallback: bool = False) -> Built:
