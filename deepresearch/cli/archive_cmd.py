@@ -1,9 +1,11 @@
-"""`deepresearch archive URL [URL...]`: archive sources into the workspace and print their records.
+"""`deepresearch archive URL|PATH [...]`: archive sources into the workspace and print their records.
 
 For agents and people. Each URL is stored under assets/ with a source ID from the workspace's
 registry (the same page archived twice keeps its first ID); task.md is never written here.
 `--json` prints one JSON array with one object per URL, in the order given: the record's fields
-(`id`, `title`, `final_url`, `status`, `archive`, `sha256`, ... and `error`/`message` on failure).
+(`id`, `kind`, `title`, `final_url`, `status`, `archive`, `sha256`, paper metadata, ... and
+`error`/`message` on failure). Papers (arXiv IDs, DOIs), YouTube videos and local files (a path,
+relative to the current folder, or a file:// URL) take their specialist routes.
 Exit 0 when every URL is archived, 10 when any failed (every success is still printed).
 """
 
@@ -19,17 +21,26 @@ from deepresearch.core.config import load_config
 from deepresearch.core.errors import ArchiveError, UsageError
 from deepresearch.core.workspace import Workspace
 from deepresearch.sources.record import SourceRecord
+from deepresearch.sources.routes import as_target
 
 
 def register(app: typer.Typer) -> None:
     """Add the `archive` subcommand to the app."""
-    app.command("archive", help="Archive web pages and PDFs as sources of the workspace (for agents).")(
-        archive
-    )
+    app.command(
+        "archive",
+        help="Archive web pages, PDFs, papers (arXiv, DOI), YouTube transcripts and local files "
+        "as sources of the workspace (for agents).",
+    )(archive)
 
 
 def archive(
-    urls: Annotated[list[str], typer.Argument(help="The URLs to archive.", show_default=False)],
+    urls: Annotated[
+        list[str],
+        typer.Argument(
+            help="URLs, arXiv:ID, doi:10.…, or paths of local files (PDF, EPUB, DOCX, Markdown, HTML, text).",
+            show_default=False,
+        ),
+    ],
     workdir: Annotated[
         Path | None,
         typer.Option(
@@ -54,7 +65,8 @@ def archive(
     root = (workdir or Path.cwd()).resolve()
     if not root.is_dir():
         raise UsageError(f"workspace folder not found: {root}", hint="pass --workdir DIR of a run folder")
-    cleaned = [url.strip() for url in urls if url.strip()]
+    cwd = Path.cwd()  # a relative path means the file the caller sees, wherever the workspace is
+    cleaned = [as_target(url, cwd) for url in urls if url.strip()]
     if not cleaned:
         raise UsageError("no URL to archive", hint="deepresearch archive https://example.org/page")
     # Imported here: Playwright and trafilatura load only when something is archived.
@@ -90,9 +102,11 @@ def describe(record: SourceRecord) -> str:
     if record.url != record.final_url:
         lines.append(f"  requested: {record.url}")
     lines.append(
-        f"  {record.status} (HTTP {record.http_status}, {record.content_type}) · type: {record.source_type} · "
-        f"published: {record.published or 'unknown'} · fetched: {record.fetched} · weight: {record.weight}"
+        f"  {record.status} {record.kind} (HTTP {record.http_status}, {record.content_type}) · "
+        f"type: {record.source_type} · published: {record.published or 'unknown'} · "
+        f"fetched: {record.fetched} · weight: {record.weight}"
     )
+    lines += _metadata_lines(record)
     lines.append(f"  text:      {record.archive}")
     for label, path in (
         ("html", record.html_path),
@@ -105,3 +119,19 @@ def describe(record: SourceRecord) -> str:
     if record.warning:
         lines.append(f"  warning:   {record.warning}")
     return "\n".join(lines)
+
+
+def _metadata_lines(record: SourceRecord) -> list[str]:
+    """What a specialist source adds: authors or channel, venue, DOI, positions, abstract only."""
+    label = "channel:" if record.kind == "transcript" else "authors:"
+    rows = [
+        (label, "; ".join(record.authors)),
+        ("venue:", record.venue),
+        ("doi:", record.doi),
+        ("arxiv:", record.arxiv_id),
+        ("captions:", f"{record.captions} ({record.language})" if record.captions else ""),
+        ("positions:", record.positions),
+        ("note:", "abstract only (no open-access PDF)" if record.abstract_only else ""),
+        ("provided:", "yes" if record.provided else ""),
+    ]
+    return [f"  {name:10} {value}" for name, value in rows if value]

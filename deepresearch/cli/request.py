@@ -43,9 +43,20 @@ def read_request(prompt: str | None, file: Path | None) -> Request | None:
         raise UsageError(f"{file} is not UTF-8 text") from exc
     block, body = split_front_matter(raw, str(file))
     settings = _settings(block, str(file)) if block is not None else {}
+    documents = settings.get("documents")
+    if isinstance(documents, list):  # relative to the request file, where the person wrote them
+        settings["documents"] = [_beside(file, d) if isinstance(d, str) else d for d in documents]
+    elif isinstance(documents, str):
+        settings["documents"] = [_beside(file, documents)]
     if not body.strip():
         raise UsageError(f"{file} has no request text after its front matter")
     return Request(body.strip(), settings, str(file), raw)
+
+
+def _beside(file: Path, pattern: str) -> str:
+    """A `documents:` entry made absolute against the folder of the file that names it."""
+    path = Path(pattern).expanduser()
+    return str(path if path.is_absolute() else file.resolve().parent / path)
 
 
 def split_front_matter(raw: str, where: str) -> tuple[str | None, str]:

@@ -22,6 +22,8 @@ Examples:
 
   deepresearch -f input.md -o runs/heat-pumps
 
+  deepresearch -p "..." --documents ./papers --documents "notes/*.md"   (your own files, archived first)
+
   deepresearch -p "..." --agent claude --model sonnet --max-rounds 3 --concurrency 4
 
   deepresearch                               (interactive: asks the question, clarifies, shows the plan)
@@ -93,6 +95,15 @@ def main_command(
             "--interactive", "-i", help="With -p/-f: still ask clarifying questions and review the plan."
         ),
     ] = False,
+    documents: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--documents",
+            help="Your own file, folder or quoted glob to archive before planning (repeat for more); "
+            "replaces `documents:` from input.md.",
+            show_default=False,
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only errors and the final summary.")] = False,
     pdf: Annotated[bool, typer.Option("--pdf", help="Also print report.pdf (headless Chromium).")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
@@ -113,6 +124,8 @@ def main_command(
         "mode": mode,
         "effort": effort,
         "language": language,
+        # Relative to where the command runs, as a person typing the path means it.
+        "documents": [str(Path.cwd() / Path(d).expanduser()) for d in documents] if documents else None,
     }
     options = RunOptions(
         prompt=prompt,

@@ -10,7 +10,7 @@ from typing import Any
 from deepresearch.contracts.yamlfile import id_list, read_yaml_output, text_list
 from deepresearch.state.model import Confidence, Fact, Source
 
-_URL = re.compile(r"^https?://\S+$", re.I)
+_URL = re.compile(r"^(?:https?://|file:///)\S+$", re.I)  # file://: a local or provided document
 SOURCE_TYPES = ("official", "peer-reviewed", "industry", "news", "blog", "forum", "social", "unknown")
 
 
@@ -32,7 +32,7 @@ def _source(item: Any, n: int, problems: list[str]) -> Source | None:
     if not label:
         problems.append(f"sources item {n}: id is missing (use the ID printed by the archive command)")
     if not _URL.match(url):
-        problems.append(f"sources item {n}: url must be an http(s) URL, got {url!r}")
+        problems.append(f"sources item {n}: url must be an http(s) (or file://) URL, got {url!r}")
     kind = str(item.get("type") or "unknown").strip().lower()
     if kind not in SOURCE_TYPES:
         kind = "unknown"

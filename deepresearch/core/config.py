@@ -23,6 +23,7 @@ from deepresearch.core.roles import ROLE_NAMES, TRAITS, Role
 AGENT_NAMES = ("copilot", "claude", "gemini", "codex", "custom")
 ROLES = ROLE_NAMES
 SEARCH_PROVIDERS = ("serper", "tavily", "exa", "brave", "duckduckgo")  # default chain order
+SOURCE_SERVICES = ("arxiv", "crossref", "unpaywall", "doi", "youtube")  # specialist archiving routes
 ENV_PREFIX = "DEEPRESEARCH_"
 
 
@@ -70,6 +71,9 @@ class Config:
     archive_timeout: float = 30.0
     archive_max_bytes: int = 15 * 1024 * 1024  # larger pages and documents are recorded as too_large
     archive_concurrency: int = 4  # pages loaded at once by one `deepresearch archive` (2 per host)
+    source_base_urls: dict[str, str] = field(default_factory=dict)  # service → base URL (proxies, tests)
+    documents: list[str] = field(default_factory=list)  # the person's files, folders, globs
+    provided_authority: float = 0.8  # authority of the person's own documents
     # Top-K saturation per executor task (None: the value of the `effort` preset, see effort.py)
     k_initial: int | None = None
     k_expand: int | None = None
@@ -189,6 +193,8 @@ def _check_range(key: str, value: Any, source: str) -> None:
         raise ConfigError(key, source, f"must be greater than 0, got {value!r}")
     if key in _NON_NEGATIVE and value < 0:
         raise ConfigError(key, source, f"must not be negative, got {value!r}")
+    if key == "provided_authority" and not 0 <= value <= 1:
+        raise ConfigError(key, source, f"must be between 0 and 1, got {value!r}")
     if key == "quality_threshold" and not 0 <= value <= 10:
         raise ConfigError(key, source, f"must be between 0 and 10, got {value!r}")
     if key == "search_providers" and set(value) - set(SEARCH_PROVIDERS):
@@ -227,6 +233,21 @@ def _base_urls_from(value: Any, source: str) -> dict[str, str]:
     return {str(k): _coerce(f"search_base_urls.{k}", v, str, source) for k, v in value.items()}
 
 
+def _service_urls_from(value: Any, source: str) -> dict[str, str]:
+    if not isinstance(value, Mapping):
+        raise ConfigError("source_base_urls", source, "expected a mapping of service name to base URL")
+    urls: dict[str, str] = {}
+    for name, url in value.items():
+        key = f"source_base_urls.{name}"
+        if name not in SOURCE_SERVICES:
+            raise ConfigError(key, source, f"unknown service; known: {', '.join(SOURCE_SERVICES)}")
+        text = _coerce(key, url, str, source).rstrip("/")
+        if not text.startswith(("http://", "https://")):
+            raise ConfigError(key, source, f"expected an http(s) base URL, got {url!r}")
+        urls[str(name)] = text
+    return urls
+
+
 def apply_layer(config: Config, layer: Mapping[str, Any], source: str) -> Config:
     """A copy of `config` with every key of `layer` checked and applied; errors name key and source."""
     hints = typing.get_type_hints(Config)
@@ -249,6 +270,11 @@ def apply_layer(config: Config, layer: Mapping[str, Any], source: str) -> Config
         if key == "search_base_urls":
             updates[key] = {**config.search_base_urls, **_base_urls_from(value, source)}
             continue
+        if key == "source_base_urls":
+            updates[key] = {**config.source_base_urls, **_service_urls_from(value, source)}
+            continue
+        if key == "documents" and isinstance(value, str):
+            value = [value]  # one path (which may hold spaces), not a list of words
         coerced = _coerce(key, value, hints[key], source)
         _check_range(key, coerced, source)
         updates[key] = coerced
@@ -274,7 +300,7 @@ def read_yaml_layer(path: Path) -> dict[str, Any]:
 
 def env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
     """`DEEPRESEARCH_<SETTING>`, `DEEPRESEARCH_<ROLE>_AGENT|MODEL|TIMEOUT` and
-    `DEEPRESEARCH_<PROVIDER>_BASE_URL` variables as a layer."""
+    `DEEPRESEARCH_<PROVIDER or SERVICE>_BASE_URL` variables as a layer."""
     hints = typing.get_type_hints(Config)
     layer: dict[str, Any] = {}
     roles: dict[str, dict[str, str]] = {}
@@ -287,7 +313,11 @@ def env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
             roles.setdefault(role, {})[attr] = value
         elif attr == "base_url" and role in SEARCH_PROVIDERS:
             layer.setdefault("search_base_urls", {})[role] = value
-        elif key in hints and key not in ("roles", "backend_args", "search_base_urls"):
+        elif attr == "base_url" and role in SOURCE_SERVICES:
+            layer.setdefault("source_base_urls", {})[role] = value
+        elif key == "documents":
+            layer[key] = [part for part in value.split(os.pathsep) if part]  # like PATH
+        elif key in hints and key not in ("roles", "backend_args", "search_base_urls", "source_base_urls"):
             layer[key] = value if value != "" else None
         elif key not in ("home", "debug", "workdir"):
             raise ConfigError(name, "environment", "unknown setting")

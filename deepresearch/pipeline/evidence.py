@@ -17,7 +17,7 @@ from deepresearch.contracts.execute import ExecutorOutput
 from deepresearch.core.events import Notice
 from deepresearch.core.urls import normalize_url
 from deepresearch.pipeline.context import RunContext
-from deepresearch.sources.api import archive_missing, record_to_source, verify_quote_for
+from deepresearch.sources.api import archive_missing, mark_abstract_only, record_to_source, verify_quote_for
 from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.registry import SourceRegistry
 from deepresearch.sources.weight import authority
@@ -107,7 +107,12 @@ def _global_sources(
 
 def merge_evidence(ctx: RunContext, task_id: str, evidence: Evidence, phase: str) -> MergeOutcome:
     """Verify quotes, then merge into task.md and save it, all under the registry lock."""
-    verified = [dataclasses.replace(f, verified=_verify(ctx, f, evidence.records)) for f in evidence.facts]
+    verified = [
+        mark_abstract_only(
+            dataclasses.replace(f, verified=_verify(ctx, f, evidence.records)), evidence.records
+        )
+        for f in evidence.facts
+    ]
     registry = SourceRegistry(ctx.workspace)
     with registry.locked():
         sources, renamed = _global_sources(ctx, evidence, registry)

@@ -61,6 +61,7 @@ def executor_prompt(ctx: RunContext, task: Task, state: BatchState) -> str:
         k=next_k(state, sat),
         search_command=ctx.cli_command("search"),
         archive_command=ctx.cli_command("archive"),
+        provided=[s for s in doc.sources if s.type == "provided"],
     )
 
 

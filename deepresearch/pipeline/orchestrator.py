@@ -20,6 +20,7 @@ from deepresearch.core.workspace import Workspace
 from deepresearch.pipeline.analyse import analyse
 from deepresearch.pipeline.charts import plan_charts
 from deepresearch.pipeline.context import RunContext
+from deepresearch.pipeline.documents import provide_documents
 from deepresearch.pipeline.execute import execute_round
 from deepresearch.pipeline.plan import Answer, plan
 from deepresearch.pipeline.reflect import reflect
@@ -121,6 +122,7 @@ class Orchestrator:
 
     def _drive(self, ctx: RunContext, on_plan: PlanHook | None) -> None:
         if ctx.doc.front.status is RunStatus.PLANNING:
+            provide_documents(ctx)  # the person's own documents, archived before anyone plans
             self._plan(ctx, on_plan)
         if ctx.doc.front.status in (RunStatus.RESEARCHING, RunStatus.REFLECTING):
             reset = reset_running(ctx.doc)

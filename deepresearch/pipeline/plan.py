@@ -30,6 +30,8 @@ def constraints(ctx: RunContext) -> list[str]:
         ("Exclusions", c.exclusions),
         ("Report language", c.language),
     ]
+    provided = "; ".join(f"{s.id} {s.title}" for s in ctx.doc.sources if s.type == "provided")
+    pairs.append(("Documents the person provided (archived; searchable with `search --local`)", provided))
     return [f"{name}: {value}" for name, value in pairs if value]
 
 

@@ -11,8 +11,9 @@ from deepresearch.report.archives import archive_path
 from deepresearch.report.blocks import strip_generated_sections
 from deepresearch.report.check import Violation
 from deepresearch.report.citations import cited_in_order
+from deepresearch.report.places import entry_details
 from deepresearch.report.stats import citation_stats, format_ages, share
-from deepresearch.state.model import Source, TaskDoc
+from deepresearch.state.model import Fact, Source, TaskDoc
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~!#])")
 _AUTOLINKABLE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*$")
@@ -40,17 +41,23 @@ def _archive_markdown(source: Source, workspace_root: Path) -> str:
     return f"archived copy: [{md_escape(relative)}]({quote(relative, safe='/-_.~')})"
 
 
-def reference_entry(source: Source, workspace_root: Path) -> str:
-    """One source as a reference line: ID, title, URL, archive link, accessed and published dates."""
+def reference_entry(source: Source, workspace_root: Path, facts: Sequence[Fact] = ()) -> str:
+    """One source as a reference line: ID, title, authors/venue/DOI and `provided document` when
+    known, URL, archive link, accessed and published dates, and (given the facts) where their
+    verified quotes were found: `quoted at p. 3` linking to the archived PDF's page, or a video's time."""
     title = md_escape(source.title) or "(untitled)"
     accessed = source.accessed.strip()[:10] or "unknown"
     published = source.published.strip() or "unknown"
+    details = entry_details(facts, source, workspace_root, md_escape)
+    quoted = [d for d in details if d.startswith("quoted at ")]
     return " · ".join(
         [
             f"**[{source.id}]** {title}",
+            *[d for d in details if d not in quoted],
             _url_markdown(source.url),
             _archive_markdown(source, workspace_root),
             f"accessed {md_escape(accessed)}, published {md_escape(published)}",
+            *quoted,
         ]
     )
 
@@ -82,10 +89,10 @@ def render_references(report_text: str, doc: TaskDoc, workspace_root: Path) -> s
     cited_sources = [s for s in map(doc.source, cited) if s is not None]
     others = [s for s in doc.sources if s.id not in cited]
     lines = ["## References", "", "### Cited sources", ""]
-    lines += [f"{n}. {reference_entry(s, workspace_root)}" for n, s in enumerate(cited_sources, 1)]
+    lines += [f"{n}. {reference_entry(s, workspace_root, doc.facts)}" for n, s in enumerate(cited_sources, 1)]
     lines += [] if cited_sources else ["No source is cited."]
     lines += ["", "### Additional sources (not cited)", ""]
-    lines += [f"- {reference_entry(s, workspace_root)}" for s in others] or ["None."]
+    lines += [f"- {reference_entry(s, workspace_root, doc.facts)}" for s in others] or ["None."]
     lines += ["", "### Citation statistics", "", *_statistics(doc, cited)]
     return "\n".join(lines) + "\n"
 

@@ -11,6 +11,7 @@ the orchestrator adds to task.md the ones it does not hold yet.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 
 from deepresearch.core.config import Config
@@ -19,7 +20,7 @@ from deepresearch.core.workspace import Workspace
 from deepresearch.sources.quotes import verify_fact_quote
 from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.registry import SourceRegistry
-from deepresearch.state.model import Source, Verified
+from deepresearch.state.model import Fact, Source, Verified
 
 
 def archive_missing(
@@ -40,7 +41,11 @@ def archive_missing(
     found = {url: record for url in urls if (record := registry.lookup(url)) is not None}
     missing = [url for url in dict.fromkeys(urls) if url not in found]
     if missing:
-        with Archiver(workspace, config, sink=sink, research_date=research_date) as archiver:
+        # Never local files: the orchestrator runs outside the agents' sandbox, and a file:// URL an
+        # agent cites (perhaps told to by a web page) must not pull a private file into the report.
+        with Archiver(
+            workspace, config, sink=sink, research_date=research_date, local_files=False
+        ) as archiver:
             found.update(zip(missing, archiver.archive_many(missing), strict=True))
     return {url: found[url] for url in urls}
 
@@ -50,11 +55,20 @@ def verify_quote_for(workspace: Workspace, record: SourceRecord, quote: str) -> 
     return verify_fact_quote(workspace, record, quote).verified is Verified.YES
 
 
+ABSTRACT_ONLY = "(abstract only)"
+
+
 def record_to_source(record: SourceRecord) -> Source:
-    """The task.md Sources row for an archived record (final URL, type, dates, authority, archive)."""
+    """The task.md Sources row for an archived record (final URL, type, dates, authority, archive).
+
+    A paper archived without its full text says so in its title (`… (abstract only)`): every fact
+    citing it, in task.md and in the report's References, then shows where it came from."""
+    title = record.title
+    if record.abstract_only and ABSTRACT_ONLY not in title:
+        title = f"{title} {ABSTRACT_ONLY}"
     return Source(
         id=record.id,
-        title=record.title,
+        title=title,
         url=record.final_url or record.url,
         type=record.source_type,
         published=record.published,
@@ -63,3 +77,15 @@ def record_to_source(record: SourceRecord) -> Source:
         archive=record.archive,
         sha256=record.sha256,
     )
+
+
+def mark_abstract_only(fact: Fact, records: dict[str, SourceRecord]) -> Fact:
+    """The fact with `(abstract only)` at the end of its statement when every archived source it cites
+    is a paper archived without its full text: the claim rests on an abstract, and says so wherever
+    it goes (task.md, the synthesizer's prompt, the report)."""
+    cited = [records[s] for s in fact.sources if s in records]
+    if not cited or not all(r.abstract_only for r in cited) or ABSTRACT_ONLY in fact.statement:
+        return fact
+    text = fact.statement.rstrip()
+    end = text[-1] if text and text[-1] in ".!?。" else ""
+    return dataclasses.replace(fact, statement=f"{text.removesuffix(end)} {ABSTRACT_ONLY}{end}")

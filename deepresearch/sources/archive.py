@@ -6,13 +6,16 @@
 Pages load concurrently (`config.archive_concurrency`, at most `per_host` per host) on one event
 loop driving Playwright's async API. A URL already in the registry is not fetched again. Every
 failure becomes a failed record in the registry; nothing is raised out of `archive_many`.
+Papers, videos and files take their specialist route (routes.py, specialists.py) in a worker
+thread; a web page whose `citation_*` tags name a paper is archived as that paper.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import os
+from collections.abc import AsyncIterator, Mapping
 from datetime import date
 from types import TracebackType
 from urllib.parse import urlsplit
@@ -25,9 +28,14 @@ from deepresearch.core.workspace import Workspace
 from deepresearch.sources.browser import Browser, BrowserOptions, BrowserUnavailable
 from deepresearch.sources.content import build_content
 from deepresearch.sources.fetch import Fetched, FetchFailure, http_fetch
-from deepresearch.sources.record import BAD_URL, INTERNAL, SourceRecord
+from deepresearch.sources.papers import archive_landing
+from deepresearch.sources.record import BAD_URL, INTERNAL, UNSUPPORTED, SourceRecord
 from deepresearch.sources.registry import SourceRegistry
-from deepresearch.sources.store import StoreContext, store_source
+from deepresearch.sources.routes import Route, Target, recognise
+from deepresearch.sources.scholarly import landing_meta
+from deepresearch.sources.special import Tools
+from deepresearch.sources.specialists import Built, archive_special, built_special, built_web, kind_of
+from deepresearch.sources.store import StoreContext
 
 PER_HOST = 2
 
@@ -45,6 +53,9 @@ class Archiver:
         research_date: date | None = None,
         sink: EventSink | None = None,
         per_host: int = PER_HOST,
+        provided: bool = False,
+        environ: Mapping[str, str] | None = None,
+        local_files: bool = True,
     ) -> None:
         self.workspace = workspace
         self.config = config
@@ -52,6 +63,9 @@ class Archiver:
         self.research_date = research_date or utc_now().date()
         self.sink: EventSink = sink or NullSink()
         self.per_host = per_host
+        self.provided = provided  # the person's own documents: type `provided`, their authority
+        self.environ = os.environ if environ is None else environ
+        self.local_files = local_files  # False: file:// targets are refused (the orchestrator's case)
         self.options = BrowserOptions(
             chromium_path=config.chromium_path,
             profile=workspace.browser_profile,
@@ -107,27 +121,52 @@ class Archiver:
         return [results[keys[url]] for url in urls]
 
     async def _archive_one(self, url: str) -> SourceRecord:
+        target = recognise(url)
         try:
             existing = self.registry.lookup(url)
+            if existing is None and target.canonical != url:  # doi:10.1/x and doi.org/10.1/x: one paper
+                existing = self.registry.lookup(target.canonical)
             if existing is not None:
                 return existing
             async with self._limit(url):
-                fetched, fallback = await self._fetch(url)
-            fetched.url = url
-            content = await asyncio.to_thread(build_content, fetched)  # CPU-bound: keep the loop free
+                built = await self._build(url, target)
         except FetchFailure as failure:
-            return self._failed(url, failure)
+            return self._failed(url, failure, kind_of(target))
         except Exception as exc:  # a bug must not cost the other URLs their archive: record it
-            return self._failed(url, FetchFailure(INTERNAL, f"{url}: {type(exc).__name__}: {exc}"))
-        warning = "archived with plain HTTP: no browser could be launched" if fallback else ""
-        ctx = StoreContext(self.workspace, self.research_date, self.config.time_scope, fallback, warning)
+            bug = FetchFailure(INTERNAL, f"{url}: {type(exc).__name__}: {exc}")
+            return self._failed(url, bug, kind_of(target))
+        warning = "archived with plain HTTP: no browser could be launched" if built.fallback else ""
+        ctx = StoreContext(
+            self.workspace, self.research_date, self.config.time_scope, built.fallback, warning
+        )
         record, _ = self.registry.register(
-            url,
-            fetched.final_url,
-            content.content_sha256,
-            lambda source_id: store_source(ctx, source_id, url, fetched, content),
+            url, built.final_url, built.content_sha256, lambda source_id: built.store(ctx, source_id, url)
         )
         return record
+
+    async def _build(self, url: str, target: Target) -> Built:
+        """Fetch and read one target by its route (blocking work in worker threads)."""
+        if target.route is Route.LOCAL and not self.local_files:
+            raise FetchFailure(UNSUPPORTED, f"{url}: local files are archived only by `deepresearch archive`")
+        if target.route is not Route.WEB:
+            return built_special(await asyncio.to_thread(archive_special, target, self._tools()))
+        fetched, fallback = await self._fetch(url)
+        fetched.url = url
+        content = await asyncio.to_thread(build_content, fetched)  # CPU-bound: keep the loop free
+        paper = landing_meta(content.html, fetched.final_url) if content.kind == "web" else None
+        if paper is not None:  # a publisher's landing page: archive the paper it names
+            special = await asyncio.to_thread(archive_landing, fetched, paper, self._tools())
+            return built_special(special, fallback)
+        return built_web(fetched, content, fallback)
+
+    def _tools(self) -> Tools:
+        return Tools(self.config, self.environ, self._page_from_thread, self.provided)
+
+    def _page_from_thread(self, url: str) -> Fetched:
+        """A web page fetched on the archiver's loop (browser or fallback) for a route's worker thread."""
+        assert self._loop is not None
+        future = asyncio.run_coroutine_threadsafe(self._fetch(url), self._loop)
+        return future.result(timeout=2 * self.config.archive_timeout + 10)[0]
 
     @contextlib.asynccontextmanager
     async def _limit(self, url: str) -> AsyncIterator[None]:
@@ -170,7 +209,7 @@ class Archiver:
         self.warnings.append(message)
         self.sink(Notice(message=message, level="warning"))
 
-    def _failed(self, url: str, failure: FetchFailure) -> SourceRecord:
+    def _failed(self, url: str, failure: FetchFailure, kind: str = "web") -> SourceRecord:
         record = SourceRecord.failure(
             url,
             failure.kind,
@@ -180,6 +219,7 @@ class Archiver:
             content_type=failure.content_type,
             fallback=bool(self.browser_unavailable),
         )
+        record.kind = kind
         self.registry.record_failure(record)
         return record
 

@@ -9,12 +9,14 @@ from dataclasses import dataclass
 from pypdf import PdfReader
 from pypdf.errors import PyPdfError
 
+from deepresearch.sources.positions import page_marker
+
 PDF_MAGIC = b"%PDF-"
 
 
 @dataclass
 class PdfText:
-    """What a PDF holds: its text (pages separated by blank lines), title and date."""
+    """What a PDF holds: its text (each page after its `<!-- page N -->` marker), title and date."""
 
     text: str
     title: str
@@ -41,6 +43,9 @@ def pdf_text(data: bytes) -> PdfText:
         created = info.creation_date if info else None
     except (PyPdfError, ValueError, KeyError, TypeError, NotImplementedError) as exc:
         return PdfText("", "", "", 0, problem=f"cannot read the PDF ({type(exc).__name__}: {exc})")
-    text = "\n\n".join(page.strip() for page in pages if page.strip())
+    # Each page keeps its marker so a quote found in the text can point to its page.
+    text = "\n\n".join(
+        f"{page_marker(n)}\n\n{page.strip()}" for n, page in enumerate(pages, 1) if page.strip()
+    )
     problem = "" if text else "the PDF has no text layer (scanned?); quotes cannot be checked"
     return PdfText(text, title, created.date().isoformat() if created else "", len(pages), problem)

@@ -21,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from deepresearch.core.workspace import Workspace
+from deepresearch.sources.positions import strip_markers
 from deepresearch.sources.record import SourceRecord
 from deepresearch.state.model import Verified
 
@@ -37,8 +38,9 @@ _ELISION = re.compile(r"\s*(?:\[\s*(?:\.\s*){3}\]|\[…\]|\.{3,}|…)\s*")
 
 
 def tokens(text: str) -> list[str]:
-    """The word tokens of `text`, normalised (NFKC, case-folded, markdown link targets dropped)."""
-    text = _LINK_TARGET.sub("]", unicodedata.normalize("NFKC", text))
+    """The word tokens of `text`, normalised (NFKC, case-folded, markdown link targets and position
+    markers dropped)."""
+    text = _LINK_TARGET.sub("]", unicodedata.normalize("NFKC", strip_markers(text)))
     return _TOKEN.findall(text.casefold())
 
 
@@ -60,14 +62,15 @@ def _prepare(text: str) -> _Prepared:
     return _Prepared(text)
 
 
-def _exact_at(doc: _Prepared, quote: list[str], start: int) -> int | None:
-    """The token index after the first exact occurrence of `quote` at or after `start`."""
+def _exact_at(doc: _Prepared, quote: list[str], start: int) -> tuple[int, int] | None:
+    """(first, after-last) token index of the first exact occurrence of `quote` at or after `start`."""
     needle = " " + " ".join(quote) + " "
     offset = len(" " + " ".join(doc.tokens[:start]) + " ") - 1 if start else 0
     found = doc.joined.find(needle, offset)
     if found < 0:
         return None
-    return doc.joined.count(" ", 0, found) + len(quote)
+    first = doc.joined.count(" ", 0, found)
+    return first, first + len(quote)
 
 
 def _candidates(doc: _Prepared, quote: list[str], start: int) -> list[int]:
@@ -88,11 +91,11 @@ def _critical(words: list[str]) -> Counter[str]:
     return Counter(w for w in words if w in _NEGATIONS or any(ch.isdigit() for ch in w))
 
 
-def _fuzzy_at(doc: _Prepared, quote: list[str], start: int) -> int | None:
-    """The token index after the best near-match of `quote` at or after `start`, if close enough."""
+def _fuzzy_at(doc: _Prepared, quote: list[str], start: int) -> tuple[int, int] | None:
+    """(first, after-last) token index of the best near-match of `quote` at or after `start`."""
     target = " ".join(quote)
     critical = _critical(quote)
-    best_ratio, best_end = 0.0, None
+    best_ratio, best = 0.0, None
     for pos in _candidates(doc, quote, start):
         for shift in (-1, 0, 1):
             for length in range(max(len(quote) - 2, 1), len(quote) + 3):
@@ -106,8 +109,8 @@ def _fuzzy_at(doc: _Prepared, quote: list[str], start: int) -> int | None:
                     continue
                 ratio = matcher.ratio()
                 if ratio > best_ratio:
-                    best_ratio, best_end = ratio, begin + length
-    return best_end if best_ratio >= FUZZY_MIN_RATIO else None
+                    best_ratio, best = ratio, (begin, begin + length)
+    return best if best_ratio >= FUZZY_MIN_RATIO else None
 
 
 def quote_parts(quote: str) -> list[str]:
@@ -116,22 +119,30 @@ def quote_parts(quote: str) -> list[str]:
     return [p for p in parts if tokens(p)]
 
 
-def quote_in_text(quote: str, text: str) -> bool:
-    """True when `quote` (normalised, each elided part in order, long parts fuzzily) is in `text`."""
+def locate_quote(quote: str, text: str) -> int | None:
+    """The index (in `tokens(text)`) of the first word of `quote` in `text`, or None when not found.
+
+    Found means as `quote_in_text` says: normalised, each elided part in order, long parts fuzzily."""
     parts = quote_parts(quote)
     if not parts:
-        return False
+        return None
     doc = _prepare(text)
-    position = 0
+    position, first = 0, None
     for part in parts:
         part_tokens = tokens(part)
-        end = _exact_at(doc, part_tokens, position)
-        if end is None and len(part) >= FUZZY_MIN_CHARS:
-            end = _fuzzy_at(doc, part_tokens, position)
-        if end is None:
-            return False
-        position = end
-    return True
+        span = _exact_at(doc, part_tokens, position)
+        if span is None and len(part) >= FUZZY_MIN_CHARS:
+            span = _fuzzy_at(doc, part_tokens, position)
+        if span is None:
+            return None
+        first = span[0] if first is None else first
+        position = span[1]
+    return first
+
+
+def quote_in_text(quote: str, text: str) -> bool:
+    """True when `quote` (normalised, each elided part in order, long parts fuzzily) is in `text`."""
+    return locate_quote(quote, text) is not None
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from deepresearch.core.clock import iso_seconds, utc_now
@@ -26,11 +26,16 @@ EMPTY = "empty"  # the page rendered but holds no readable text
 BAD_URL = "bad_url"
 BROWSER_UNAVAILABLE = "browser_unavailable"
 INTERNAL = "internal"  # a bug in the archiver; the message says what
+UNSUPPORTED = "unsupported"  # a local file of a kind that is not archived (or not allowed)
 
 FAILURE_KINDS = (
     HTTP_4XX, HTTP_5XX, DNS, CONNECTION, TIMEOUT, REDIRECT_LOOP, NON_TEXT, TOO_LARGE,
-    LOGIN_WALL, CAPTCHA, EMPTY, BAD_URL, BROWSER_UNAVAILABLE, INTERNAL,
+    LOGIN_WALL, CAPTCHA, EMPTY, BAD_URL, BROWSER_UNAVAILABLE, INTERNAL, UNSUPPORTED,
 )  # fmt: skip
+
+# What a source is: a web page, a PDF on the web, a paper (arXiv, DOI, a publisher's landing page),
+# a video transcript, an ebook, or a document (a local file, or one of the person's own).
+SOURCE_KINDS = ("web", "pdf", "paper", "transcript", "ebook", "document")
 
 
 @dataclass
@@ -45,8 +50,8 @@ class SourceRecord:
     content_type: str = ""  # MIME type without parameters
     fetched: str = ""  # ISO 8601 UTC
     published: str = ""  # ISO date the source declares, or ""
-    sha256: str = ""  # of the main archived file: the .md for web pages, the .pdf for PDFs
-    content_sha256: str = ""  # of the content itself (main text, or PDF bytes): used for dedup
+    sha256: str = ""  # of the archived text file (`archive`, the .md), which task.md names
+    content_sha256: str = ""  # of the content itself (main text, or PDF/file bytes): used for dedup
     archive: str = ""  # readable text, relative to the workspace: assets/web/S07-example-com.md
     html_path: str = ""
     pdf_path: str = ""
@@ -60,6 +65,17 @@ class SourceRecord:
     message: str = ""  # what failed, for people
     fallback: bool = False  # plain HTTP was used because no browser could be launched
     warning: str = ""
+    kind: str = "web"  # one of SOURCE_KINDS
+    authors: list[str] = field(default_factory=list)  # a paper's authors, a video's channel
+    venue: str = ""  # journal or conference; "YouTube" for videos
+    doi: str = ""
+    arxiv_id: str = ""
+    abstract_only: bool = False  # a paper with no open-access PDF: only its abstract is archived
+    provided: bool = False  # one of the person's own documents (`documents:`)
+    positions: str = ""  # what the archived text marks for quotes: page | time | chapter
+    language: str = ""  # of a transcript
+    captions: str = ""  # a transcript's captions: manual | automatic
+    pdf_url: str = ""  # where a paper's PDF was downloaded from
 
     @property
     def ok(self) -> bool:

@@ -57,11 +57,14 @@ def store_source(
         published=content.published, sha256=sha256_hex(markdown), content_sha256=content.content_sha256,
         archive=ws.relative(md_path), fallback=ctx.fallback,
         warning="; ".join(w for w in (ctx.warning, content.warning) if w),
+        kind="pdf" if content.kind == "pdf" else "web", positions="page" if content.kind == "pdf" else "",
     )  # fmt: skip
     if content.kind == "pdf":
         pdf_path = folder / f"{stem}.pdf"
         atomic_write(pdf_path, fetched.body, durable=False)
-        record.pdf_path, record.sha256 = ws.relative(pdf_path), sha256_hex(fetched.body)
+        # sha256 stays the .md's: task.md names the .md, and `deepresearch check` compares that file;
+        # the PDF's own hash is content_sha256.
+        record.pdf_path = ws.relative(pdf_path)
     elif content.kind == "web":
         html_path = folder / f"{stem}.html"
         atomic_write(html_path, fetched.body, durable=False)

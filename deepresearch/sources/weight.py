@@ -18,10 +18,13 @@ import re
 from datetime import date
 from urllib.parse import urlsplit
 
-SOURCE_TYPES = ("official", "peer-reviewed", "industry", "news", "blog", "forum", "social", "unknown")
+SOURCE_TYPES = (
+    "official", "peer-reviewed", "preprint", "industry", "news", "blog", "forum", "social", "unknown",
+)  # fmt: skip
 TYPE_AUTHORITY = {
     "official": 1.0,
     "peer-reviewed": 0.9,
+    "preprint": 0.8,  # a paper archived from arXiv or as Crossref posted-content: not (yet) reviewed
     "industry": 0.8,
     "news": 0.7,
     "blog": 0.5,

@@ -84,7 +84,7 @@ facts:
     out, problems = parse_executor(write(tmp_path, text), "E1")
     assert out is None
     assert problems == [
-        "sources item 2: url must be an http(s) URL, got 'not a url'",
+        "sources item 2: url must be an http(s) (or file://) URL, got 'not a url'",
         "facts item 2: quote is empty; copy a short verbatim excerpt of the source",
         "facts item 2: cites Z, which is not in your sources list",
     ]
