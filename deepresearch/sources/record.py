@@ -45,8 +45,10 @@ class SourceRecord:
     content_type: str = ""  # MIME type without parameters
     fetched: str = ""  # ISO 8601 UTC
     published: str = ""  # ISO date the source declares, or ""
-    sha256: str = ""  # of the main archived file: the .md for web pages, the .pdf for PDFs
-    content_sha256: str = ""  # of the content itself (main text, or PDF bytes): used for dedup
+    # The one hash rule: `sha256` is of the file `archive` names (the readable .md, for PDFs too),
+    # the same file task.md's Archive column names and `deepresearch check` hashes.
+    sha256: str = ""
+    content_sha256: str = ""  # of the content itself (main text, or the PDF's bytes): used for dedup
     archive: str = ""  # readable text, relative to the workspace: assets/web/S07-example-com.md
     html_path: str = ""
     pdf_path: str = ""

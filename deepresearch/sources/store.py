@@ -58,7 +58,7 @@ def store_source(
     if content.kind == "pdf":
         pdf_path = folder / f"{stem}.pdf"
         atomic_write(pdf_path, fetched.body)
-        record.pdf_path, record.sha256 = ws.relative(pdf_path), sha256_hex(fetched.body)
+        record.pdf_path = ws.relative(pdf_path)  # its own hash is content_sha256
     elif content.kind == "web":
         html_path = folder / f"{stem}.html"
         atomic_write(html_path, fetched.body)
