@@ -10,21 +10,19 @@ out the same number.
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
 
 from deepresearch.contracts.execute import ExecutorOutput
 from deepresearch.core.events import Notice
-from deepresearch.core.urls import normalize_url
 from deepresearch.pipeline.context import RunContext
-from deepresearch.sources.api import archive_missing, record_to_source, verify_quote_for
+from deepresearch.pipeline.grounding import ground_fact, registered
+from deepresearch.sources.api import archive_missing, record_to_source
 from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.registry import SourceRegistry
 from deepresearch.sources.weight import authority
 from deepresearch.state.merge import MergeOutcome, merge_task_result
 from deepresearch.state.model import Fact, Source, Verified, format_source_id, id_number
 
-GLOBAL_ID = re.compile(r"^S\d+$")
 ARCHIVED = "archived"
 
 
@@ -44,13 +42,7 @@ def collect(ctx: RunContext, output: ExecutorOutput) -> Evidence:
     by_label: dict[str, SourceRecord] = {}
     to_fetch: list[str] = []
     for source in output.sources:
-        record = registry.get(source.id) if GLOBAL_ID.match(source.id) else None
-        wanted = normalize_url(source.url)
-        if record is not None and wanted not in (
-            normalize_url(record.url),
-            normalize_url(record.final_url or ""),
-        ):
-            record = None  # the executor put a wrong ID on this URL: trust the URL
+        record = registered(registry, source)
         if record is not None:
             by_label[source.id] = record
         else:
@@ -70,12 +62,17 @@ def collect(ctx: RunContext, output: ExecutorOutput) -> Evidence:
     return Evidence(output.sources, output.facts, by_label, output.contradictions)
 
 
-def _verify(ctx: RunContext, fact: Fact, records: dict[str, SourceRecord]) -> Verified:
-    archived = [records[s] for s in fact.sources if s in records]
-    if not archived:
-        return Verified.UNCHECKED
-    found = any(verify_quote_for(ctx.workspace, record, fact.quote) for record in archived)
-    return Verified.YES if found else Verified.NO
+def _verify(ctx: RunContext, task_id: str, fact: Fact, records: dict[str, SourceRecord]) -> Verified:
+    grounding = ground_fact(ctx.workspace, fact, [records[s] for s in fact.sources if s in records])
+    if grounding.verified is Verified.PARTIAL:
+        ctx.sink(
+            Notice(
+                f'{task_id}: "{fact.statement[:80]}" states {grounding.missing_text}, which its quote does '
+                "not contain (Verified: partial)",
+                "warning",
+            )
+        )
+    return grounding.verified
 
 
 def _global_sources(
@@ -107,7 +104,9 @@ def _global_sources(
 
 def merge_evidence(ctx: RunContext, task_id: str, evidence: Evidence, phase: str) -> MergeOutcome:
     """Verify quotes, then merge into task.md and save it, all under the registry lock."""
-    verified = [dataclasses.replace(f, verified=_verify(ctx, f, evidence.records)) for f in evidence.facts]
+    verified = [
+        dataclasses.replace(f, verified=_verify(ctx, task_id, f, evidence.records)) for f in evidence.facts
+    ]
     registry = SourceRegistry(ctx.workspace)
     with registry.locked():
         sources, renamed = _global_sources(ctx, evidence, registry)

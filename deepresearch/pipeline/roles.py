@@ -22,6 +22,7 @@ from deepresearch.core.roles import Role
 from deepresearch.figures import FigurePlan, RenderedFigure, parse_charts, plan_figures
 from deepresearch.pipeline.checks import CheckResult, check_analysis, check_draft
 from deepresearch.pipeline.context import RunContext
+from deepresearch.pipeline.grounding import findings_check
 
 T = TypeVar("T")
 Parser = Callable[[Path], tuple[T | None, list[str]]]
@@ -92,9 +93,11 @@ PLANNER: RoleSpec[PlanOutput] = RoleSpec(
 SUPERVISOR: RoleSpec[dict[str, str]] = RoleSpec(
     Role.SUPERVISOR, "supervisor", "supervisor", lambda c, s: lambda p: parse_briefs(p, list(s.task_ids))
 )
+# A fact whose statement gives a number its quote lacks goes back once (pipeline/grounding.py).
 EXECUTOR: RoleSpec[ExecutorOutput] = RoleSpec(
-    Role.EXECUTOR, "executor", "executor", lambda c, s: lambda p: parse_executor(p, s.task_id)
-)
+    Role.EXECUTOR, "executor", "executor", lambda c, s: lambda p: parse_executor(p, s.task_id),
+    check=lambda c, s: findings_check(c.workspace, c.workspace.result_file(s.task_id)),
+)  # fmt: skip
 REFLECTOR: RoleSpec[Assessment] = RoleSpec(Role.REFLECTOR, "reflector", "reflector", _reflector_parser)
 ANALYST: RoleSpec[str] = RoleSpec(
     Role.ANALYST, "analyst", "analyst", lambda c, s: parse_analysis,

@@ -3,6 +3,7 @@ check quotes, and turn registry records into task.md Source rows.
 
     records = archive_missing(workspace, config, cited_urls)      # {url: SourceRecord}
     ok = verify_quote_for(workspace, records[url], fact.quote)     # → Fact.verified yes/no
+    text = passage_for(workspace, records[url], fact.quote)        # the archive around the quote
     doc.sources.append(record_to_source(records[url]))             # when its ID is new to task.md
 
 The registry (`SourceRegistry(workspace).archived()`) lists every archived source with its ID;
@@ -16,7 +17,7 @@ from datetime import date
 from deepresearch.core.config import Config
 from deepresearch.core.events import EventSink
 from deepresearch.core.workspace import Workspace
-from deepresearch.sources.quotes import verify_fact_quote
+from deepresearch.sources.quotes import archived_passage, verify_fact_quote
 from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.registry import SourceRegistry
 from deepresearch.state.model import Source, Verified
@@ -48,6 +49,11 @@ def archive_missing(
 def verify_quote_for(workspace: Workspace, record: SourceRecord, quote: str) -> bool:
     """True when `quote` is found in the record's archived text (normalised, slightly fuzzy)."""
     return verify_fact_quote(workspace, record, quote).verified is Verified.YES
+
+
+def passage_for(workspace: Workspace, record: SourceRecord, quote: str) -> str | None:
+    """The archived text around `quote` in the record's archive (None: quote or archive not found)."""
+    return archived_passage(workspace, record, quote)
 
 
 def record_to_source(record: SourceRecord) -> Source:
