@@ -160,5 +160,10 @@ def synthesizer_output(spec: dict[str, Any], workdir: Path, repair: bool) -> str
         lines.append(f"{row[1].rstrip('.')} {cites}.")
     if facts:
         first = facts[0][2].split(",")[0].strip()
-        lines += ["", "## Limitations", "", f"This report rests on {len(facts)} facts [{first}]."]
+        lines += [
+            "",
+            "## Limitations",
+            "",
+            f"This report rests only on the facts recorded in task.md [{first}].",
+        ]
     return "\n".join(lines) + "\n"

@@ -56,7 +56,12 @@ def analyst_output(spec: dict[str, Any], workdir: Path, repair: bool) -> str:
     lines += [f"No fact contradicts {row[0]}, which rests on one source {_cites(row[2])}." for row in facts]
     lines += ["", "## Assumptions", ""]
     lines += [f"- That the source of {row[0]} is representative {_cites(row[2])}." for row in facts]
-    lines += ["", "## Conclusions", "", f"The findings rest on {len(facts)} facts {_cites(facts[0][2])}."]
+    lines += [
+        "",
+        "## Conclusions",
+        "",
+        f"The findings rest only on the facts recorded in task.md {_cites(facts[0][2])}.",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -127,5 +132,10 @@ def report_output(spec: dict[str, Any], workdir: Path, repair: bool, prompt: str
         mine = [sentence[row[0]] for row in facts if dims.get(row[6], set()) & wanted]
         lines += ["", f"## {section}", "", *mine, *(figures if n == 0 else [])]
     if facts:
-        lines += ["", "## Limitations", "", f"This report rests on {len(facts)} facts {_cites(facts[0][2])}."]
+        lines += [
+            "",
+            "## Limitations",
+            "",
+            f"This report rests only on the facts recorded in task.md {_cites(facts[0][2])}.",
+        ]
     return "\n".join(lines) + "\n"

@@ -6,10 +6,11 @@ in "4,812 MW", never "4.81 GW" in "4.8 GW". Units must agree when both sides nam
 12 GW); a bare number on either side is compared with the other's digits too (a table cell under a
 "GW" header says just 4.8). Signs are ignored: "fell 3.5%" grounds "-3.5%".
 
-A claim that is not found may be derived from two evidence numbers a and b (or the total of all of
-one dimension): the difference |a − b|, the sum a + b, the ratio a / b, the growth rate
-(a − b) / b in per cent, or the share a / b in per cent. The derivation is recomputed and accepted
-within the claim's rounding (half its last written digit, and 5% of the value). Each check sorts the
+A claim that is not found may be derived from two different evidence numbers a and b (or the total
+of all of one unit): the difference |a − b|, the sum a + b, the ratio a / b, the growth rate
+(a − b) / b in per cent, or the share a / b in per cent. Only claims are combined (not years, dates
+or number words). The derivation is recomputed and accepted within the claim's rounding: half its
+last written digit (a whole number's trailing zeros count: 30% is not 31.4%), at most 5%. Each check sorts the
 evidence once and looks candidates up by bisection, so a claim costs O(n log n) in the evidence size.
 """
 
@@ -64,6 +65,8 @@ class Pool:
     def __post_init__(self) -> None:
         self.values: dict[str, list[float]] = {}
         for item in self.quantities:
+            if not item.claim:
+                continue  # years, dates and number words are found, never combined
             for reading in (*item.readings, *item.bare):
                 dimension = item.dimension if reading in item.readings else ""
                 self.values.setdefault(dimension, []).append(float(reading.value))
@@ -72,7 +75,8 @@ class Pool:
 
     @classmethod
     def of(cls, texts: Iterable[str]) -> Pool:
-        """Every number written in `texts` (years and number words included: they are evidence)."""
+        """Every number written in `texts`: years and number words are evidence too (only the claims
+        among them are combined into derivations)."""
         return cls([q for text in texts for q in quantities(text, claims_only=False)])
 
     def _plans(self, claim: Quantity) -> list[_Plan]:
@@ -92,8 +96,9 @@ class Pool:
         """How the claim follows from evidence numbers ("growth from 4 to 5"), or ""."""
         for readings, values, operations in self._plans(claim):
             for reading in readings:
+                # A derived number is rounded from the recomputed one at its last written digit.
                 target = float(reading.value)
-                tol = min(float(reading.step) / 2, float(TOLERANCE) * abs(target)) + _EPSILON * abs(target)
+                tol = min(float(reading.exact) / 2, float(TOLERANCE) * abs(target)) + _EPSILON * abs(target)
                 how = _derive(values, target, tol, operations)
                 if how:
                     return how
@@ -137,10 +142,10 @@ def _one(values: list[float], b: float, lo: float, hi: float, operation: str) ->
     """`operation`(a, b) within [lo, hi] for some a in `values`, described; else ""."""
     if operation == "difference":
         a = _near(values, b + lo, b + hi)
-        return f"difference {_fmt(a)} − {_fmt(b)}" if a is not None else ""
+        return f"difference {_fmt(a)} − {_fmt(b)}" if a is not None and a != b else ""
     if operation == "sum":
         a = _near(values, lo - b, hi - b)
-        return f"sum {_fmt(a)} + {_fmt(b)}" if a is not None and a >= b else ""
+        return f"sum {_fmt(a)} + {_fmt(b)}" if a is not None and a > b else ""
     if b == 0:
         return ""
     if operation == "ratio":

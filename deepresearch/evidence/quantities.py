@@ -25,10 +25,12 @@ from deepresearch.evidence.units import Unit, read_prefix, read_tail
 
 @dataclass(frozen=True)
 class Reading:
-    """One plausible value of a written number, and its written precision (both in base units)."""
+    """One plausible value of a written number and its precision, both in base units: `step` takes
+    a whole number's trailing zeros as rounding (4800: 100), `exact` does not (4800: 1)."""
 
     value: Decimal
     step: Decimal
+    exact: Decimal
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class Quantity:
     readings: tuple[Reading, ...]  # with scale and unit applied (absolute values)
     bare: tuple[Reading, ...]  # the digits alone (a table cell under a "GW" header says just 4.8)
     dimension: str  # "" for a bare number, else W, Wh, %, EUR, USD, GBP, CNY
+    claim: bool = True  # False for years, dates, references and number words (read as evidence)
 
     @property
     def plain(self) -> bool:
@@ -99,15 +102,16 @@ class _Raw:
     digits: tuple[Reading, ...]  # readings of the digits
     scale: int
     unit: Unit | None
+    word: bool = False  # spelled out: twelve
 
 
-def _step(value: Decimal) -> Decimal:
+def _step(value: Decimal, exact: bool = False) -> Decimal:
     """The place of the last written digit: 0.1 for 3.5, 1 for 41, 100 for 4800 (trailing zeros
-    of a whole number may be rounding)."""
+    of a whole number may be rounding, unless `exact`)."""
     exponent = value.as_tuple().exponent
     if isinstance(exponent, int) and exponent < 0:
         return Decimal(1).scaleb(exponent)
-    if value == 0:
+    if value == 0 or exact:
         return Decimal(1)
     normal = value.normalize().as_tuple().exponent
     return Decimal(1).scaleb(normal) if isinstance(normal, int) else Decimal(1)
@@ -115,7 +119,7 @@ def _step(value: Decimal) -> Decimal:
 
 def _scaled(raw: _Raw, scale: int, unit: Unit | None) -> tuple[Reading, ...]:
     factor = Decimal(1).scaleb(scale) * (unit.factor if unit else Decimal(1))
-    return tuple(Reading(r.value * factor, r.step * factor) for r in raw.digits)
+    return tuple(Reading(r.value * factor, r.step * factor, r.exact * factor) for r in raw.digits)
 
 
 def _masked(text: str) -> list[tuple[int, int]]:
@@ -133,7 +137,7 @@ def _raw_numbers(text: str, words: bool) -> list[_Raw]:
         values = sorted({abs(v) for v in readings(match.group("num"))})
         if not values:
             continue  # a version number or a list of numbers, not one number
-        digits = tuple(Reading(v, _step(v)) for v in values)
+        digits = tuple(Reading(v, _step(v), _step(v, exact=True)) for v in values)
         tail, prefix = read_tail(text, match.end()), read_prefix(text, match.start())
         start = prefix[1] if prefix else match.start()
         unit = tail.unit or (prefix[0] if prefix else None)
@@ -142,9 +146,9 @@ def _raw_numbers(text: str, words: bool) -> list[_Raw]:
         for match in _WORD_NUMBER.finditer(text):
             value = Decimal(_NUMBER_WORDS[match.group().lower()])
             tail = read_tail(text, match.end())
-            reading = (Reading(value, Decimal(1)),)
+            reading = (Reading(value, Decimal(1), Decimal(1)),)
             end = max(tail.end, match.end())
-            found.append(_Raw(match.start(), match.start(), end, reading, tail.scale, tail.unit))
+            found.append(_Raw(match.start(), match.start(), end, reading, tail.scale, tail.unit, True))
     return sorted(found, key=lambda r: r.start)
 
 
@@ -174,14 +178,14 @@ def quantities(text: str, claims_only: bool = True) -> list[Quantity]:
     """The quantities in `text` (see `prepare`), claims only unless `claims_only` is False."""
     text = prepare(text)
     raws = _join_ranges(text, _raw_numbers(text, words=not claims_only))
-    masked = _masked(text) if claims_only else []
+    masked = _masked(text)
     found: list[Quantity] = []
     for raw in raws:
-        if claims_only and (_is_year(raw, text) or any(s <= raw.digits_at < e for s, e in masked)):
+        claim = not (raw.word or _is_year(raw, text) or any(s <= raw.digits_at < e for s, e in masked))
+        if claims_only and not claim:
             continue
         dimension = raw.unit.dimension if raw.unit else ""
+        scaled = _scaled(raw, raw.scale, raw.unit)
         shown = text[raw.start : raw.end].strip()
-        found.append(
-            Quantity(shown, raw.start, raw.end, _scaled(raw, raw.scale, raw.unit), raw.digits, dimension)
-        )
+        found.append(Quantity(shown, raw.start, raw.end, scaled, raw.digits, dimension, claim))
     return found

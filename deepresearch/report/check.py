@@ -21,19 +21,21 @@ Rules (the References and Verification sections, code blocks and code spans are 
   whole list, a whole table, a whole quote) cites at least one source of every side (each fact of
   the conflict is a side). Citing both sides in one place is how code can tell the conflict is
   discussed rather than each side merely used.
+- ungrounded_number: a number that no fact cited in its paragraph states or derives (grounding.py).
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
 
 from deepresearch.report.archives import ArchiveState, archive_status, normalize_sha256
 from deepresearch.report.blocks import Block, body_blocks
 from deepresearch.report.citations import CitationGroup, block_groups
+from deepresearch.report.grounding import number_violations
 from deepresearch.report.sentences import citations_needed, count_sentences, makes_claims
+from deepresearch.report.violation import Violation, format_violation
 from deepresearch.state.model import Fact, Severity, Source, TaskDoc, Verified, id_number
 
 KINDS = (
@@ -45,20 +47,12 @@ KINDS = (
     "density",
     "bare_url",
     "unaddressed_conflict",
+    "ungrounded_number",
 )
 
 URL_RE = re.compile(r"(?:https?|ftp)://[^\s<>()\[\]\"'`]+|\bwww\.[\w-]+\.[\w.-]+[^\s<>()\[\]\"'`]*", re.I)
 _CONFLICT_HEADING = re.compile(r"conflict|diverg|uncertaint|disagree|contested|分歧|冲突|不确定|争议")
 _BLOCK_NAMES = {"paragraph": "paragraph", "list_item": "list item", "table_row": "table row"}
-
-
-@dataclass(frozen=True, order=True)
-class Violation:
-    """One problem in the report: its 1-based line, its kind (one of KINDS) and what to do."""
-
-    line: int
-    kind: str
-    message: str
 
 
 Cited = list[tuple[Block, CitationGroup]]
@@ -74,6 +68,7 @@ def check_report(report_text: str, doc: TaskDoc, workspace_root: Path) -> list[V
         *_density_violations(blocks),
         *_url_violations(blocks),
         *_conflict_violations(blocks, cited, doc),
+        *number_violations(blocks, doc),
     ]
     return sorted(set(found))
 
@@ -261,6 +256,4 @@ def _conflict_heading_line(blocks: list[Block]) -> int:
     )
 
 
-def format_violation(violation: Violation, path: str = "report.md") -> str:
-    """`report.md:LINE: kind: message`, the form printed by `deepresearch check` and repair prompts."""
-    return f"{path}:{violation.line}: {violation.kind}: {violation.message}"
+__all__ = ["KINDS", "Violation", "check_report", "format_violation"]
