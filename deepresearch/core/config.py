@@ -70,6 +70,7 @@ class Config:
     archive_timeout: float = 30.0
     archive_max_bytes: int = 15 * 1024 * 1024  # larger pages and documents are recorded as too_large
     archive_concurrency: int = 4  # pages loaded at once by one `deepresearch archive` (2 per host)
+    copy_threshold: float = 0.85  # main-text similarity from which a source is a copy of an earlier one
     # Top-K saturation per executor task (None: the value of the `effort` preset, see effort.py)
     k_initial: int | None = None
     k_expand: int | None = None
@@ -189,6 +190,8 @@ def _check_range(key: str, value: Any, source: str) -> None:
         raise ConfigError(key, source, f"must be greater than 0, got {value!r}")
     if key in _NON_NEGATIVE and value < 0:
         raise ConfigError(key, source, f"must not be negative, got {value!r}")
+    if key == "copy_threshold" and not 0 < value <= 1:
+        raise ConfigError(key, source, f"must be above 0 and at most 1, got {value!r}")
     if key == "quality_threshold" and not 0 <= value <= 10:
         raise ConfigError(key, source, f"must be between 0 and 10, got {value!r}")
     if key == "search_providers" and set(value) - set(SEARCH_PROVIDERS):

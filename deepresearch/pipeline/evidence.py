@@ -21,7 +21,7 @@ from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.registry import SourceRegistry
 from deepresearch.sources.weight import authority
 from deepresearch.state.merge import MergeOutcome, merge_task_result
-from deepresearch.state.model import Fact, Source, Verified, format_source_id, id_number
+from deepresearch.state.model import Fact, Source, TaskDoc, Verified, format_source_id, id_number
 
 ARCHIVED = "archived"
 
@@ -112,5 +112,16 @@ def merge_evidence(ctx: RunContext, task_id: str, evidence: Evidence, phase: str
         sources, renamed = _global_sources(ctx, evidence, registry)
         facts = [dataclasses.replace(f, sources=[renamed.get(s, s) for s in f.sources]) for f in verified]
         outcome = merge_task_result(ctx.doc, task_id, sources, facts)
+        sync_copies(ctx.doc, registry)
         ctx.save(phase)
     return outcome
+
+
+def sync_copies(doc: TaskDoc, registry: SourceRegistry) -> None:
+    """Copy the registry's `copy_of` verdicts into the Sources table: a source archived later may
+    turn out to be the original of one task.md already holds."""
+    records = {r.id: r for r in registry.archived() if r.copy_of}
+    for source in doc.sources:
+        record = records.get(source.id)
+        if record is not None and doc.source(record.copy_of) is not None:
+            source.copy_of = record.copy_of

@@ -19,9 +19,11 @@ Rules (the References and Verification sections, code blocks and code spans are 
   included; URLs inside code spans are code, not citations, and are allowed).
 - unaddressed_conflict: a high-severity conflict none of whose top-level blocks (a paragraph, a
   whole list, a whole table, a whole quote) cites at least one source of every side (each fact of
-  the conflict is a side). Citing both sides in one place is how code can tell the conflict is
+  the conflict is a side; a copy of a source's text stands for that source). Citing both sides in one place is how code can tell the conflict is
   discussed rather than each side merely used.
 - ungrounded_number: a number that no fact cited in its paragraph states or derives (grounding.py).
+- unsupported_claim: a cited sentence that the verifier role judged unsupported by the facts it
+  cites (its verdicts are read from the workspace: evidence/support.py; claims.py).
 """
 
 from __future__ import annotations
@@ -30,9 +32,11 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from deepresearch.evidence.support import SupportStore
 from deepresearch.report.archives import ArchiveState, archive_status, normalize_sha256
 from deepresearch.report.blocks import Block, body_blocks
 from deepresearch.report.citations import CitationGroup, block_groups
+from deepresearch.report.claims import unsupported_violations
 from deepresearch.report.grounding import number_violations
 from deepresearch.report.sentences import citations_needed, count_sentences, makes_claims
 from deepresearch.report.violation import Violation, format_violation
@@ -48,6 +52,7 @@ KINDS = (
     "bare_url",
     "unaddressed_conflict",
     "ungrounded_number",
+    "unsupported_claim",
 )
 
 URL_RE = re.compile(r"(?:https?|ftp)://[^\s<>()\[\]\"'`]+|\bwww\.[\w-]+\.[\w.-]+[^\s<>()\[\]\"'`]*", re.I)
@@ -69,6 +74,7 @@ def check_report(report_text: str, doc: TaskDoc, workspace_root: Path) -> list[V
         *_url_violations(blocks),
         *_conflict_violations(blocks, cited, doc),
         *number_violations(blocks, doc),
+        *unsupported_violations(blocks, SupportStore(workspace_root).load()),
     ]
     return sorted(set(found))
 
@@ -231,7 +237,9 @@ def _conflict_violations(blocks: list[Block], cited: Cited, doc: TaskDoc) -> lis
         sides = [(f.id, set(f.sources)) for f in map(doc.fact, conflict.facts) if f and f.sources]
         if not sides:
             continue
-        if any(all(ids & cites for _, ids in sides) for cites in by_scope.values()):
+        # A copy of a side's source cites that side: its text is the same (copies count once).
+        originals = [doc.independent(list(ids)) for _, ids in sides]
+        if any(all(o & doc.independent(list(c)) for o in originals) for c in by_scope.values()):
             continue
         touching = [first_line[s] for s, cites in by_scope.items() if any(ids & cites for _, ids in sides)]
         line = min(touching) if touching else _conflict_heading_line(blocks)

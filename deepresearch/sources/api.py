@@ -68,4 +68,5 @@ def record_to_source(record: SourceRecord) -> Source:
         authority=record.authority,
         archive=record.archive,
         sha256=record.sha256,
+        copy_of=record.copy_of,
     )

@@ -24,6 +24,7 @@ from deepresearch.core.urls import normalize_url
 from deepresearch.core.workspace import Workspace
 from deepresearch.sources.browser import Browser, BrowserOptions, BrowserUnavailable
 from deepresearch.sources.content import build_content
+from deepresearch.sources.copies import CopyProbe
 from deepresearch.sources.fetch import Fetched, FetchFailure, http_fetch
 from deepresearch.sources.record import BAD_URL, INTERNAL, SourceRecord
 from deepresearch.sources.registry import SourceRegistry
@@ -126,6 +127,7 @@ class Archiver:
             fetched.final_url,
             content.content_sha256,
             lambda source_id: store_source(ctx, source_id, url, fetched, content),
+            CopyProbe(content.text, self.config.copy_threshold),
         )
         return record
 

@@ -62,6 +62,7 @@ class SourceRecord:
     message: str = ""  # what failed, for people
     fallback: bool = False  # plain HTTP was used because no browser could be launched
     warning: str = ""
+    copy_of: str = ""  # the earlier-published source whose main text this one repeats (copies.py)
 
     @property
     def ok(self) -> bool:
