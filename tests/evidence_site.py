@@ -1,5 +1,5 @@
 """A small web site on 127.0.0.1 for the evidence tests: a PDF, and one news article that a second site
-syndicates (the same main text under another host name, with other navigation and footer).
+syndicates (the same article under another host name, with other navigation and a credit line).
 
 The server answers every host name that resolves to it; the Host header picks the site: requests to
 `localhost:PORT` see the syndicating site's chrome, requests to `127.0.0.1:PORT` the original's.
@@ -52,9 +52,13 @@ _CHROME = {
 }
 
 
+SYNDICATION = "This story first appeared in the Coastal Times and is republished here with permission."
+
+
 def article_html(site: str) -> str:
-    """The article page as `site` ("original" or "copy") serves it."""
-    paragraphs = "".join(f"<p>{text}</p>" for text in ARTICLE)
+    """The article page as `site` ("original" or "copy") serves it: the copy adds a credit line."""
+    texts = [*ARTICLE, SYNDICATION] if site == "copy" else list(ARTICLE)
+    paragraphs = "".join(f"<p>{text}</p>" for text in texts)
     return _PAGE.format(paragraphs=paragraphs, **_CHROME[site])
 
 

@@ -70,7 +70,6 @@ class Config:
     archive_timeout: float = 30.0
     archive_max_bytes: int = 15 * 1024 * 1024  # larger pages and documents are recorded as too_large
     archive_concurrency: int = 4  # pages loaded at once by one `deepresearch archive` (2 per host)
-    copy_threshold: float = 0.85  # main-text similarity from which a source is a copy of an earlier one
     # Top-K saturation per executor task (None: the value of the `effort` preset, see effort.py)
     k_initial: int | None = None
     k_expand: int | None = None
@@ -93,6 +92,9 @@ class Config:
     max_figures: int = 5  # 0: no figures
     max_chart_failures: int = 2  # consecutive chart failures before the remaining charts are skipped
     figure_timeout: float = 60.0  # seconds to draw one figure
+    # evidence
+    verify_support: str = "always"  # always: the verifier role judges facts and report sentences | never
+    copy_threshold: float = 0.85  # main-text similarity from which a source is a copy of an earlier one
 
     def role(self, name: str) -> RoleConfig:
         """The effective agent, model and timeout for a role: its own override, else the role it
@@ -118,6 +120,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "effort": ("quick", "standard", "deep"),
     "search_strategy": ("chain", "race", "batch"),
     "analysis": ("always", "auto", "never"),
+    "verify_support": ("always", "never"),
 }
 _POSITIVE = {"max_rounds", "concurrency", "agent_timeout", "breadth", "max_tasks", "archive_timeout"}
 _POSITIVE |= {"search_timeout", "k_initial", "k_expand", "min_batches", "max_batches", "saturation_threshold"}

@@ -166,7 +166,10 @@ def ungrounded(claims: Sequence[Quantity], pool: Pool) -> list[Quantity]:
     return [claim for claim in claims if not pool.grounds(claim)]
 
 
-def missing_numbers(statement: str, evidence: Iterable[str]) -> list[Quantity]:
-    """The quantities `statement` claims that none of the `evidence` texts states or derives."""
+def missing_numbers(statement: str, evidence: Iterable[str], context: Iterable[str] = ()) -> list[Quantity]:
+    """The quantities `statement` claims that the `evidence` texts neither state nor derive and the
+    `context` texts (a longer passage: too many numbers to combine safely) do not state."""
     claims = quantities(statement)
-    return ungrounded(claims, Pool.of(evidence)) if claims else []
+    missing = ungrounded(claims, Pool.of(evidence)) if claims else []
+    around = [q for text in context for q in quantities(text, claims_only=False)]
+    return [claim for claim in missing if found(claim, around) is None]

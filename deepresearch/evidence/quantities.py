@@ -6,7 +6,7 @@ numbers.py (`1,234` keeps both readings). A range shares its unit and scale: `4�
 `between 4 and 5 GW`, `€4–5 billion`, `4至5吉瓦` are two quantities, each in GW (or billions of euros).
 
 Not claims (left out): years (a bare whole number 1800-2100, `2020s`, `2024年`), the parts of a date
-(`2024-03-01`, `5 March`, `3月5日`, `10:30`), references (`Section 3.2`, `§ 4`, `Figure 2`, `Table 1`,
+(`2024-03-01`, `5 March`, `3月5日`, `10:30`), numbers inside URLs, references (`Section 3.2`, `§ 4`, `Figure 2`, `Table 1`,
 `p. 12`, `图 1`, `第3章`), citation IDs (`[S01]`, `[12]`, `Fact-003`, and any word-hyphen-number
 such as `COVID-19`), list ordinals (`1.` or `2)` opening a line, `(3)`, `1st`, `4th`).
 With `claims_only=False` everything is read, and number words (`twelve`, `twenty`) too: evidence may
@@ -74,9 +74,10 @@ _REFERENCE_WORDS = (
 )
 # Spans of the text that hold no claims, as regexes over the normalised text.
 _NOT_CLAIMS = [
-    re.compile(r"\b\d{4}-\d{1,2}(?:-\d{1,2})?\b"),  # ISO dates
-    re.compile(r"\b\d{1,2}/\d{1,2}/\d{2,4}\b"),  # 03/05/2024
-    re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?\b"),  # times
+    re.compile(r"(?:https?|ftp)://\S+|www\.\S+", re.IGNORECASE),  # URLs: ports, paths, IDs
+    re.compile(r"(?<!\d)\d{4}-\d{1,2}(?:-\d{1,2})?(?!\d)"),  # ISO dates (and 2026-11-23T10:00Z)
+    re.compile(r"(?<!\d)\d{1,2}/\d{1,2}/\d{2,4}(?!\d)"),  # 03/05/2024
+    re.compile(r"(?<!\d)\d{1,2}:\d{2}(?::\d{2})?(?!\d)"),  # times
     re.compile(rf"\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b", re.IGNORECASE),  # March 5
     re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b", re.IGNORECASE),  # 5 March
     re.compile(r"\d+\s*[年月日号时]"),  # 2024年, 3月, 5日

@@ -67,7 +67,9 @@ class SupportStore:
         record = self.load()
         record.verdicts.update(verdicts)
         data = {
-            "verdicts": {k: {"support": v.support.value, "reason": v.reason} for k, v in record.verdicts.items()},
+            "verdicts": {
+                k: {"support": v.support.value, "reason": v.reason} for k, v in record.verdicts.items()
+            },
             "note": note,
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,7 @@
 """Is a fact verified? Its quote is in an archived source it cites, and every number its statement
-gives is in that quote, or in the archived text around it (`sources.quotes.PASSAGE_CHARS`), or
-follows from them (evidence/grounding.py). A found quote whose statement adds a number is `partial`.
+gives is in that quote or follows from the quote's numbers (evidence/grounding.py), or is written in
+the archived text around the quote (`sources.quotes.PASSAGE_CHARS`, the archive's header left out).
+A found quote whose statement adds a number is `partial`.
 
 The executor's code check runs the same rule on its file before the findings are merged: facts whose
 numbers are missing go back to the executor once, each named with its line (the step's one repair).
@@ -50,9 +51,9 @@ def ground_fact(workspace: Workspace, fact: Fact, records: list[SourceRecord]) -
     if not found:
         return FactGrounding(Verified.NO)
     missing = missing_numbers(fact.statement, [fact.quote])
-    if missing:
+    if missing:  # the numbers may be in the sentence around the quote: found there, not derived
         passages = [p for record in found if (p := passage_for(workspace, record, fact.quote))]
-        missing = missing_numbers(fact.statement, [fact.quote, *passages]) if passages else missing
+        missing = missing_numbers(fact.statement, [fact.quote], passages) if passages else missing
     return FactGrounding(Verified.PARTIAL if missing else Verified.YES, missing)
 
 

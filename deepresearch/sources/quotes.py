@@ -192,7 +192,13 @@ def verify_fact_quote(workspace: Workspace, source: SourceRecord | str | Path, q
     return QuoteCheck(Verified.NO, f"not found in {relative}")
 
 
+_ARCHIVE_HEADER = re.compile(r"\A# [^\n]*\n(?:[^\n]*\n){0,12}?---\n")
+
+
 def archived_passage(workspace: Workspace, source: SourceRecord | str | Path, quote: str) -> str | None:
-    """The source's archived text around `quote` (see `quote_passage`), or None."""
+    """The source's archived text around `quote` (see `quote_passage`), without the header the
+    archiver writes (title, URLs, fetch time: not the source's words), or None."""
     text, _ = _archived_text(workspace, source)
-    return quote_passage(quote, text) if text is not None and quote.strip() else None
+    if text is None or not quote.strip():
+        return None
+    return quote_passage(quote, _ARCHIVE_HEADER.sub("", text, count=1))
