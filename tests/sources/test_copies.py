@@ -6,14 +6,29 @@ from __future__ import annotations
 import random
 
 from deepresearch.core.workspace import Workspace
-from deepresearch.sources.copies import MIN_SHINGLES, CopyIndex, CopyProbe, sketch, similarity
+from deepresearch.sources.copies import MIN_SHINGLES, CopyIndex, CopyProbe, similarity, sketch
 from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.registry import SourceRegistry
 from tests.evidence_site import ARTICLE, SYNDICATION
 from tests.helpers import PAGE
 
 TEXT = "\n\n".join(ARTICLE)
-WORDS = "grid wind solar port cable steel turbine coast auction price demand supply line park".split()
+WORDS = [
+    "grid",
+    "wind",
+    "solar",
+    "port",
+    "cable",
+    "steel",
+    "turbine",
+    "coast",
+    "auction",
+    "price",
+    "demand",
+    "supply",
+    "line",
+    "park",
+]
 
 
 def _random_text(seed: int, words: int = 200) -> str:
