@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 
 from deepresearch.evidence.grounding import Pool, found
 from deepresearch.evidence.quantities import Quantity, prepare, quantities
@@ -45,6 +46,7 @@ class _Evidence:
                 self.by_source[source_id].append(fact)
         self._facts: dict[str, list[Quantity]] = {}
         self._pools: dict[frozenset[str], Pool] = {}
+        self._by_value: defaultdict[Decimal, list[Fact]] | None = None
 
     def fact_numbers(self, fact: Fact) -> list[Quantity]:
         if fact.id not in self._facts:
@@ -67,8 +69,19 @@ class _Evidence:
         return self._pools[cited]
 
     def stated_by(self, quantity: Quantity) -> Fact | None:
-        """A fact anywhere in task.md that states the number (for the hint)."""
-        return next((f for f in self.doc.facts if found(quantity, self.fact_numbers(f))), None)
+        """A fact anywhere in task.md that states the number exactly (for the hint), found through
+        an index of every fact's values, built on first use."""
+        if self._by_value is None:
+            self._by_value = defaultdict(list)
+            for fact in self.doc.facts:
+                for q in self.fact_numbers(fact):
+                    for reading in dict.fromkeys((*q.readings, *q.bare)):
+                        self._by_value[reading.value.normalize()].append(fact)
+        for reading in (*quantity.readings, *quantity.bare):
+            for fact in self._by_value.get(reading.value.normalize(), []):
+                if found(quantity, self.fact_numbers(fact)):
+                    return fact
+        return None
 
 
 def _scopes(blocks: list[Block]) -> dict[int, frozenset[str]]:
