@@ -29,10 +29,35 @@ from deepresearch.sources.copies import CopyIndex, sketch
 from deepresearch.state import model as m
 
 SENTENCES, SOURCES = 2_000, 1_000
-WORDS = (
-    "grid wind solar port cable steel turbine coast auction price demand supply line park operator "
-    "region capacity output market policy report agency survey forecast growth storage network"
-).split()
+WORDS = [
+    "grid",
+    "wind",
+    "solar",
+    "port",
+    "cable",
+    "steel",
+    "turbine",
+    "coast",
+    "auction",
+    "price",
+    "demand",
+    "supply",
+    "line",
+    "park",
+    "operator",
+    "region",
+    "capacity",
+    "output",
+    "market",
+    "policy",
+    "report",
+    "agency",
+    "survey",
+    "forecast",
+    "growth",
+    "storage",
+    "network",
+]
 
 
 def source_text(rng: random.Random, i: int) -> str:

@@ -9,7 +9,7 @@ Rules (the References and Verification sections, code blocks and code spans are 
 - unbacked_source: a cited source backs no fact in `## Facts`.
   (Source-level problems are reported once, at the source's first citation.)
 - unverified_only: a citation group (adjacent citations: the support of one claim) in which no
-  source backs a fact whose quote was verified (Verified = yes), while at least one of its sources
+  source backs a fact whose quote was found (Verified = yes or partial), while at least one of its sources
   backs some fact: the claim rests only on quotes that were not found (no) or not checked yet
   (unchecked). The check works per source, not per fact: code cannot tell which fact a sentence
   restates, so a source with at least one verified fact counts as verified support.
@@ -163,7 +163,8 @@ def _support_violations(cited: Cited, doc: TaskDoc) -> list[Violation]:
     found: list[Violation] = []
     for _, group in cited:
         facts = [fact for source_id in group.ids for fact in backed.get(source_id, [])]
-        if not facts or any(fact.verified == Verified.YES for fact in facts):
+        # A partial fact's quote was found: the numbers it lacks are the number check's business.
+        if not facts or any(fact.verified in (Verified.YES, Verified.PARTIAL) for fact in facts):
             continue
         listed = "; ".join(
             f"{f.id}: {'quote not found in the archive' if f.verified == Verified.NO else 'not checked'}"
