@@ -163,6 +163,8 @@ def _join_ranges(text: str, raws: list[_Raw]) -> list[_Raw]:
             between.strip().lower() == "and" and not _BETWEEN.search(text[: a.start])
         ):
             continue
+        if (a.unit and b.unit and a.unit != b.unit) or (a.scale and b.scale and a.scale != b.scale):
+            continue  # "12% to $4.2 billion": two quantities, not a range
         scale, unit = a.scale or b.scale, b.unit or a.unit
         out[i] = replace(a, scale=a.scale or scale, unit=a.unit or unit)
         out[i + 1] = replace(b, scale=b.scale or scale, unit=b.unit or unit)

@@ -36,6 +36,8 @@ PAIRS: list[tuple[str, str, list[str]]] = [
     ("Targets are 4 to 5 GW.", "The plan targets 4-5 GW.", []),
     ("Targets are 4–6 GW.", "The plan targets between 4 and 5 gigawatts.", ["6 GW"]),
     ("Budget of €4–5 billion.", "A budget of 4 to 5 billion euros.", []),
+    ("Sales rose 12% to $4.2 billion.", "Sales grew 12 percent, reaching US$ 4.2bn.", []),  # not a range
+    ("Sales rose 12% to $4.2 billion.", "Sales grew 12 percent to 4.2 billion yuan.", ["$4.2 billion"]),
     # the example: a forecast whose quote has none of its numbers
     (
         "10 GW by 2025 (low 4 GW, high 14 GW).",
