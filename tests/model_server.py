@@ -5,7 +5,8 @@ request carries our short prompt ("Read the file logs/prompts/X.md ..."); the se
 prompt file from the workspace it serves, finds the role from its header, and answers step by step
 with tool calls of whatever tools the CLI offered:
 
-- writers (planner, supervisor, reflector, synthesizer): write the output file, then a final text;
+- writers (planner, supervisor, reflector, verifier, synthesizer): write the output file, then a
+  final text;
 - executors: run the prompt's archive command on `<page_base>/<TASK>.html` through the CLI's shell
   tool, read the source ID from the tool's output, write the findings quoting the page, then a
   final text.
@@ -217,6 +218,8 @@ class ModelServer:
             return roles.briefs_output(prompt)
         if role == "reflector":
             return roles.reflector_output(spec, int(roles.header(prompt, "Round") or 0))
+        if role == "verifier":
+            return roles.verifier_output(spec, prompt)
         if role == "synthesizer":
             return stages.report_output(spec, workdir, repair, prompt)
         if role == "analyst":

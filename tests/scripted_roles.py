@@ -160,5 +160,32 @@ def synthesizer_output(spec: dict[str, Any], workdir: Path, repair: bool) -> str
         lines.append(f"{row[1].rstrip('.')} {cites}.")
     if facts:
         first = facts[0][2].split(",")[0].strip()
-        lines += ["", "## Limitations", "", f"This report rests on {len(facts)} facts [{first}]."]
+        lines += [
+            "",
+            "## Limitations",
+            "",
+            f"This report rests only on the facts recorded in task.md [{first}].",
+        ]
     return "\n".join(lines) + "\n"
+
+
+def verifier_items(prompt: str) -> list[tuple[str, str]]:
+    """(ID, text) of each item under the verifier prompt's "## Items to judge"."""
+    block = (
+        prompt.split("## Items to judge", 1)[1].split("\n## ", 1)[0] if "## Items to judge" in prompt else ""
+    )
+    return re.findall(r"^### (\S+)\n(.*?)(?=^### |\Z)", block, re.M | re.S)
+
+
+def verifier_output(spec: dict[str, Any], prompt: str) -> str:
+    """The verifier's verdicts: supported, unless an item's text holds a phrase listed under
+    `spec.unsupported` or `spec.partial`."""
+    verdicts = []
+    for item_id, text in verifier_items(prompt):
+        support, reason = "supported", "The evidence states it."
+        for level in ("partial", "unsupported"):
+            phrase = next((p for p in spec.get(level) or [] if p in text), None)
+            if phrase is not None:
+                support, reason = level, f"The cited evidence does not say '{phrase}'."
+        verdicts.append({"id": item_id, "support": support, "reason": reason})
+    return dump({"verdicts": verdicts})

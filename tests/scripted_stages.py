@@ -10,7 +10,8 @@ Scenario keys (all optional):
                 broken: [N, ...] (figures at these positions chart a number no fact states),
                 broken_first: [N, ...] (the same, on the first call only: the repair fixes them)}
   synthesizer: {report, report_first} (see fake_agent); by default a report whose `##` headings are
-               the outline's sections, referring to every figure its prompt lists.
+               the outline's sections, referring to every figure its prompt lists; `append_first`: a
+               paragraph added to the default report on the first call only (the repair drops it).
 """
 
 from __future__ import annotations
@@ -56,7 +57,12 @@ def analyst_output(spec: dict[str, Any], workdir: Path, repair: bool) -> str:
     lines += [f"No fact contradicts {row[0]}, which rests on one source {_cites(row[2])}." for row in facts]
     lines += ["", "## Assumptions", ""]
     lines += [f"- That the source of {row[0]} is representative {_cites(row[2])}." for row in facts]
-    lines += ["", "## Conclusions", "", f"The findings rest on {len(facts)} facts {_cites(facts[0][2])}."]
+    lines += [
+        "",
+        "## Conclusions",
+        "",
+        f"The findings rest only on the facts recorded in task.md {_cites(facts[0][2])}.",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -124,8 +130,15 @@ def report_output(spec: dict[str, Any], workdir: Path, repair: bool, prompt: str
     lines += [] if outline else figures
     for n, (section, section_dims, _questions) in enumerate(outline):
         wanted = set(_ids(section_dims))
-        mine = [sentence[row[0]] for row in facts if dims.get(row[6], set()) & wanted]
+        mine = [sentence[row[0]] for row in facts if dims.get(row[-1], set()) & wanted]  # Task: last column
         lines += ["", f"## {section}", "", *mine, *(figures if n == 0 else [])]
     if facts:
-        lines += ["", "## Limitations", "", f"This report rests on {len(facts)} facts {_cites(facts[0][2])}."]
+        lines += [
+            "",
+            "## Limitations",
+            "",
+            f"This report rests only on the facts recorded in task.md {_cites(facts[0][2])}.",
+        ]
+    if spec.get("append_first") and not repair:
+        lines += ["", str(spec["append_first"])]
     return "\n".join(lines) + "\n"

@@ -213,6 +213,17 @@ class Budget:
                 )
         return exhausted_reason(dataclasses.replace(self.config, max_agent_calls=None), spent)
 
+    def spare_call_reason(self, keep: int = 0) -> str | None:
+        """Why one optional agent call (the verifier's) must not start: it would leave fewer than
+        `keep` calls under `max_agent_calls` for what must follow, or the cost or time budget is
+        spent. None when it may start."""
+        spent = self.spent()
+        limit = self.config.max_agent_calls
+        if limit is not None and spent.agent_calls + 1 + keep > limit:
+            return f"agent call budget ({spent.agent_calls} of {limit} used, {keep} kept for what follows)"
+        others = dataclasses.replace(self.config, max_agent_calls=None, max_searches=None)
+        return exhausted_reason(others, spent)
+
     def stage_skip_reason(self) -> str | None:
         """Why an optional stage before the report must be skipped to keep the report in budget."""
         calls, cost = read_ledger(self.workspace.usage_ledger)

@@ -96,6 +96,9 @@ class Config:
     max_figures: int = 5  # 0: no figures
     max_chart_failures: int = 2  # consecutive chart failures before the remaining charts are skipped
     figure_timeout: float = 60.0  # seconds to draw one figure
+    # evidence
+    verify_support: str = "always"  # always: the verifier role judges facts and report sentences | never
+    copy_threshold: float = 0.85  # main-text similarity from which a source is a copy of an earlier one
 
     def role(self, name: str) -> RoleConfig:
         """The effective agent, model and timeout for a role: its own override, else the role it
@@ -121,6 +124,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "effort": ("quick", "standard", "deep"),
     "search_strategy": ("chain", "race", "batch"),
     "analysis": ("always", "auto", "never"),
+    "verify_support": ("always", "never"),
 }
 _POSITIVE = {"max_rounds", "concurrency", "agent_timeout", "breadth", "max_tasks", "archive_timeout"}
 _POSITIVE |= {"search_timeout", "k_initial", "k_expand", "min_batches", "max_batches", "saturation_threshold"}
@@ -195,6 +199,8 @@ def _check_range(key: str, value: Any, source: str) -> None:
         raise ConfigError(key, source, f"must not be negative, got {value!r}")
     if key == "provided_authority" and not 0 <= value <= 1:
         raise ConfigError(key, source, f"must be between 0 and 1, got {value!r}")
+    if key == "copy_threshold" and not 0 < value <= 1:
+        raise ConfigError(key, source, f"must be above 0 and at most 1, got {value!r}")
     if key == "quality_threshold" and not 0 <= value <= 10:
         raise ConfigError(key, source, f"must be between 0 and 10, got {value!r}")
     if key == "search_providers" and set(value) - set(SEARCH_PROVIDERS):

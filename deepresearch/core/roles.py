@@ -18,6 +18,7 @@ class Role(StrEnum):
     PLANNER = "planner"
     SUPERVISOR = "supervisor"
     EXECUTOR = "executor"
+    VERIFIER = "verifier"  # judges whether quotes support facts and facts support report sentences
     REFLECTOR = "reflector"
     ANALYST = "analyst"
     CHARTS = "charts"
@@ -46,6 +47,8 @@ TRAITS: dict[Role, RoleTraits] = {
     Role.PLANNER: RoleTraits(ToolProfile.WRITER),
     Role.SUPERVISOR: RoleTraits(ToolProfile.WRITER),
     Role.EXECUTOR: RoleTraits(ToolProfile.RESEARCHER),
+    # Meant for a cheap model: by default whatever the reflector uses.
+    Role.VERIFIER: RoleTraits(ToolProfile.WRITER, falls_back_to=Role.REFLECTOR),
     Role.REFLECTOR: RoleTraits(ToolProfile.WRITER),
     Role.ANALYST: RoleTraits(ToolProfile.WRITER),
     Role.CHARTS: RoleTraits(ToolProfile.WRITER),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deepresearch.figures.numbers import closest_excerpt, find_value
+from deepresearch.evidence.numbers import closest_excerpt, find_value
 from deepresearch.figures.spec import FigureSpec, Point
 from deepresearch.state.model import Fact, TaskDoc, id_number
 

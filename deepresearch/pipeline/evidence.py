@@ -10,21 +10,19 @@ out the same number.
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
 
 from deepresearch.contracts.execute import ExecutorOutput
 from deepresearch.core.events import Notice
-from deepresearch.core.urls import normalize_url
 from deepresearch.pipeline.context import RunContext
-from deepresearch.sources.api import archive_missing, mark_abstract_only, record_to_source, verify_quote_for
+from deepresearch.pipeline.grounding import ground_fact, registered
+from deepresearch.sources.api import archive_missing, mark_abstract_only, record_to_source
 from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.registry import SourceRegistry
 from deepresearch.sources.weight import authority
 from deepresearch.state.merge import MergeOutcome, merge_task_result
-from deepresearch.state.model import Fact, Source, Verified, format_source_id, id_number
+from deepresearch.state.model import Fact, Source, TaskDoc, Verified, format_source_id, id_number
 
-GLOBAL_ID = re.compile(r"^S\d+$")
 ARCHIVED = "archived"
 
 
@@ -44,13 +42,7 @@ def collect(ctx: RunContext, output: ExecutorOutput) -> Evidence:
     by_label: dict[str, SourceRecord] = {}
     to_fetch: list[str] = []
     for source in output.sources:
-        record = registry.get(source.id) if GLOBAL_ID.match(source.id) else None
-        wanted = normalize_url(source.url)
-        if record is not None and wanted not in (
-            normalize_url(record.url),
-            normalize_url(record.final_url or ""),
-        ):
-            record = None  # the executor put a wrong ID on this URL: trust the URL
+        record = registered(registry, source)
         if record is not None:
             by_label[source.id] = record
         else:
@@ -70,12 +62,17 @@ def collect(ctx: RunContext, output: ExecutorOutput) -> Evidence:
     return Evidence(output.sources, output.facts, by_label, output.contradictions)
 
 
-def _verify(ctx: RunContext, fact: Fact, records: dict[str, SourceRecord]) -> Verified:
-    archived = [records[s] for s in fact.sources if s in records]
-    if not archived:
-        return Verified.UNCHECKED
-    found = any(verify_quote_for(ctx.workspace, record, fact.quote) for record in archived)
-    return Verified.YES if found else Verified.NO
+def _verify(ctx: RunContext, task_id: str, fact: Fact, records: dict[str, SourceRecord]) -> Verified:
+    grounding = ground_fact(ctx.workspace, fact, [records[s] for s in fact.sources if s in records])
+    if grounding.verified is Verified.PARTIAL:
+        ctx.sink(
+            Notice(
+                f'{task_id}: "{fact.statement[:80]}" states {grounding.missing_text}, which its quote does '
+                "not contain (Verified: partial)",
+                "warning",
+            )
+        )
+    return grounding.verified
 
 
 def _global_sources(
@@ -109,7 +106,7 @@ def merge_evidence(ctx: RunContext, task_id: str, evidence: Evidence, phase: str
     """Verify quotes, then merge into task.md and save it, all under the registry lock."""
     verified = [
         mark_abstract_only(
-            dataclasses.replace(f, verified=_verify(ctx, f, evidence.records)), evidence.records
+            dataclasses.replace(f, verified=_verify(ctx, task_id, f, evidence.records)), evidence.records
         )
         for f in evidence.facts
     ]
@@ -118,5 +115,16 @@ def merge_evidence(ctx: RunContext, task_id: str, evidence: Evidence, phase: str
         sources, renamed = _global_sources(ctx, evidence, registry)
         facts = [dataclasses.replace(f, sources=[renamed.get(s, s) for s in f.sources]) for f in verified]
         outcome = merge_task_result(ctx.doc, task_id, sources, facts)
+        sync_copies(ctx.doc, registry)
         ctx.save(phase)
     return outcome
+
+
+def sync_copies(doc: TaskDoc, registry: SourceRegistry) -> None:
+    """Copy the registry's `copy_of` verdicts into the Sources table: a source archived later may
+    turn out to be the original of one task.md already holds."""
+    records = {r.id: r for r in registry.archived() if r.copy_of}
+    for source in doc.sources:
+        record = records.get(source.id)
+        if record is not None and doc.source(record.copy_of) is not None:
+            source.copy_of = record.copy_of

@@ -26,6 +26,7 @@ from deepresearch.pipeline.plan import Answer, plan
 from deepresearch.pipeline.reflect import reflect
 from deepresearch.pipeline.supervise import supervise
 from deepresearch.pipeline.synthesize import synthesize
+from deepresearch.pipeline.verify import verify_facts
 from deepresearch.state.lock import WorkspaceLock
 from deepresearch.state.model import FrontMatter, Mode, RunStatus, TaskDoc
 from deepresearch.state.schedule import reset_running
@@ -146,6 +147,7 @@ class Orchestrator:
                 ctx.save(f"execute-r{ctx.doc.front.round}")
             elif ctx.doc.front.status is not RunStatus.REFLECTING:
                 break
+            verify_facts(ctx)  # the round's new facts, before they are judged as research
             reflect(ctx)
         if ctx.doc.front.status is RunStatus.SYNTHESIZING:
             analysis, figures = analyse(ctx), plan_charts(ctx)  # optional; each skips itself

@@ -18,6 +18,7 @@ from deepresearch.state.model import (
     Priority,
     QualityRow,
     RunStatus,
+    Support,
     Task,
     TaskStatus,
     Verified,
@@ -43,6 +44,8 @@ def assess(ctx: RunContext) -> Assessment:
         fact_count=len(doc.facts),
         source_count=len(doc.sources),
         unverified=[f.id for f in doc.facts if f.verified is Verified.NO],
+        unsupported=[f.id for f in doc.facts if f.support is Support.UNSUPPORTED],
+        single_source=sum(len(doc.independent(f.sources)) == 1 for f in doc.facts),
         outline=doc.outline,
     )
     step = run_step(ctx, REFLECTOR, prompt)

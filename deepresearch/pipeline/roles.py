@@ -18,10 +18,13 @@ from deepresearch.contracts.plan import ClarifyOutput, PlanOutput, parse_clarify
 from deepresearch.contracts.reflect import Assessment, parse_assessment
 from deepresearch.contracts.report import parse_analysis, parse_report
 from deepresearch.contracts.supervise import parse_briefs
+from deepresearch.contracts.verify import parse_verdicts
 from deepresearch.core.roles import Role
+from deepresearch.evidence.support import Verdict
 from deepresearch.figures import FigurePlan, RenderedFigure, parse_charts, plan_figures
-from deepresearch.pipeline.checks import CheckResult, check_analysis, check_draft
+from deepresearch.pipeline.checks import CheckResult, check_analysis
 from deepresearch.pipeline.context import RunContext
+from deepresearch.pipeline.grounding import findings_check
 
 T = TypeVar("T")
 Parser = Callable[[Path], tuple[T | None, list[str]]]
@@ -33,7 +36,7 @@ class StepScope:
     """What one call is about, for its parser and check: the task, the tasks briefed, the figures."""
 
     task_id: str = ""
-    task_ids: tuple[str, ...] = ()
+    task_ids: tuple[str, ...] = ()  # the tasks briefed, or the items the verifier judges
     figures: Sequence[RenderedFigure] = ()
 
 
@@ -92,21 +95,44 @@ PLANNER: RoleSpec[PlanOutput] = RoleSpec(
 SUPERVISOR: RoleSpec[dict[str, str]] = RoleSpec(
     Role.SUPERVISOR, "supervisor", "supervisor", lambda c, s: lambda p: parse_briefs(p, list(s.task_ids))
 )
+# A fact whose statement gives a number its quote lacks goes back once (pipeline/grounding.py).
 EXECUTOR: RoleSpec[ExecutorOutput] = RoleSpec(
-    Role.EXECUTOR, "executor", "executor", lambda c, s: lambda p: parse_executor(p, s.task_id)
-)
+    Role.EXECUTOR, "executor", "executor", lambda c, s: lambda p: parse_executor(p, s.task_id),
+    check=lambda c, s: findings_check(c.workspace, c.workspace.result_file(s.task_id)),
+)  # fmt: skip
 REFLECTOR: RoleSpec[Assessment] = RoleSpec(Role.REFLECTOR, "reflector", "reflector", _reflector_parser)
 ANALYST: RoleSpec[str] = RoleSpec(
     Role.ANALYST, "analyst", "analyst", lambda c, s: parse_analysis,
     check=lambda c, s: lambda text: check_analysis(text, c.doc, c.workspace.root),
 )  # fmt: skip
 CHARTS: RoleSpec[FigurePlan] = RoleSpec(Role.CHARTS, "charts", "charts", _charts_parser)
+
+
+def _synthesizer_check(ctx: RunContext, scope: StepScope) -> Check[str]:
+    # The verifier's judgement joins the code checks (one repair carries both); it runs its own
+    # step, and the step module imports this one: hence the import here.
+    from deepresearch.pipeline.verify import draft_check
+
+    return draft_check(ctx, scope.figures)
+
+
 SYNTHESIZER: RoleSpec[str] = RoleSpec(
-    Role.SYNTHESIZER, "synthesizer", "synthesizer", lambda c, s: parse_report,
-    check=lambda c, s: lambda text: check_draft(text, c.doc, c.workspace.root, s.figures),
-)  # fmt: skip
+    Role.SYNTHESIZER, "synthesizer", "synthesizer", lambda c, s: parse_report, check=_synthesizer_check
+)
+
+
+def _verdicts_parser(ctx: RunContext, scope: StepScope) -> Parser[dict[str, Verdict]]:
+    return lambda path: parse_verdicts(path, list(scope.task_ids))  # scope.task_ids: the items judged
+
+
+# The verifier judges new facts each round (label verifier) and the report's cited sentences.
+VERIFIER: RoleSpec[dict[str, Verdict]] = RoleSpec(Role.VERIFIER, "verifier", "verifier", _verdicts_parser)
+VERIFIER_REPORT: RoleSpec[dict[str, Verdict]] = RoleSpec(
+    Role.VERIFIER, "verifier", "verifier-report", _verdicts_parser
+)
 
 # Every role's main call, by role (the planner's clarifying questions are its second kind of call).
 SPECS: dict[Role, RoleSpec[Any]] = {
-    spec.role: spec for spec in (PLANNER, SUPERVISOR, EXECUTOR, REFLECTOR, ANALYST, CHARTS, SYNTHESIZER)
+    spec.role: spec
+    for spec in (PLANNER, SUPERVISOR, EXECUTOR, VERIFIER, REFLECTOR, ANALYST, CHARTS, SYNTHESIZER)
 }

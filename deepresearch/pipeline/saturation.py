@@ -59,10 +59,11 @@ def covered_dimensions(doc: TaskDoc) -> set[str]:
 
 
 def tier1_sources(doc: TaskDoc, task_id: str) -> int:
-    """Sources of authority ≥ 0.9 that back at least one of the task's facts."""
+    """Independent sources of authority ≥ 0.9 that back at least one of the task's facts (an
+    original and its copies count once)."""
     authority = {s.id: s.authority or 0.0 for s in doc.sources}
     backing = {sid for f in doc.facts if f.task == task_id for sid in f.sources}
-    return sum(1 for sid in backing if authority.get(sid, 0.0) >= TIER1_AUTHORITY)
+    return len(doc.independent([sid for sid in backing if authority.get(sid, 0.0) >= TIER1_AUTHORITY]))
 
 
 def measure(

@@ -9,7 +9,7 @@ Rules (the References and Verification sections, code blocks and code spans are 
 - unbacked_source: a cited source backs no fact in `## Facts`.
   (Source-level problems are reported once, at the source's first citation.)
 - unverified_only: a citation group (adjacent citations: the support of one claim) in which no
-  source backs a fact whose quote was verified (Verified = yes), while at least one of its sources
+  source backs a fact whose quote was found (Verified = yes or partial), while at least one of its sources
   backs some fact: the claim rests only on quotes that were not found (no) or not checked yet
   (unchecked). The check works per source, not per fact: code cannot tell which fact a sentence
   restates, so a source with at least one verified fact counts as verified support.
@@ -19,21 +19,27 @@ Rules (the References and Verification sections, code blocks and code spans are 
   included; URLs inside code spans are code, not citations, and are allowed).
 - unaddressed_conflict: a high-severity conflict none of whose top-level blocks (a paragraph, a
   whole list, a whole table, a whole quote) cites at least one source of every side (each fact of
-  the conflict is a side). Citing both sides in one place is how code can tell the conflict is
+  the conflict is a side; a copy of a source's text stands for that source). Citing both sides in one place is how code can tell the conflict is
   discussed rather than each side merely used.
+- ungrounded_number: a number that no fact cited in its paragraph states or derives (grounding.py).
+- unsupported_claim: a cited sentence that the verifier role judged unsupported by the facts it
+  cites (its verdicts are read from the workspace: evidence/support.py; claims.py).
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
 
+from deepresearch.evidence.support import SupportStore
 from deepresearch.report.archives import ArchiveState, archive_status, normalize_sha256
 from deepresearch.report.blocks import Block, body_blocks
 from deepresearch.report.citations import CitationGroup, block_groups
+from deepresearch.report.claims import unsupported_violations
+from deepresearch.report.grounding import number_violations
 from deepresearch.report.sentences import citations_needed, count_sentences, makes_claims
+from deepresearch.report.violation import Violation, format_violation
 from deepresearch.state.model import Fact, Severity, Source, TaskDoc, Verified, id_number
 
 KINDS = (
@@ -45,20 +51,13 @@ KINDS = (
     "density",
     "bare_url",
     "unaddressed_conflict",
+    "ungrounded_number",
+    "unsupported_claim",
 )
 
 URL_RE = re.compile(r"(?:https?|ftp)://[^\s<>()\[\]\"'`]+|\bwww\.[\w-]+\.[\w.-]+[^\s<>()\[\]\"'`]*", re.I)
 _CONFLICT_HEADING = re.compile(r"conflict|diverg|uncertaint|disagree|contested|分歧|冲突|不确定|争议")
 _BLOCK_NAMES = {"paragraph": "paragraph", "list_item": "list item", "table_row": "table row"}
-
-
-@dataclass(frozen=True, order=True)
-class Violation:
-    """One problem in the report: its 1-based line, its kind (one of KINDS) and what to do."""
-
-    line: int
-    kind: str
-    message: str
 
 
 Cited = list[tuple[Block, CitationGroup]]
@@ -74,6 +73,8 @@ def check_report(report_text: str, doc: TaskDoc, workspace_root: Path) -> list[V
         *_density_violations(blocks),
         *_url_violations(blocks),
         *_conflict_violations(blocks, cited, doc),
+        *number_violations(blocks, doc),
+        *unsupported_violations(blocks, SupportStore(workspace_root).load()),
     ]
     return sorted(set(found))
 
@@ -162,7 +163,8 @@ def _support_violations(cited: Cited, doc: TaskDoc) -> list[Violation]:
     found: list[Violation] = []
     for _, group in cited:
         facts = [fact for source_id in group.ids for fact in backed.get(source_id, [])]
-        if not facts or any(fact.verified == Verified.YES for fact in facts):
+        # A partial fact's quote was found: the numbers it lacks are the number check's business.
+        if not facts or any(fact.verified in (Verified.YES, Verified.PARTIAL) for fact in facts):
             continue
         listed = "; ".join(
             f"{f.id}: {'quote not found in the archive' if f.verified == Verified.NO else 'not checked'}"
@@ -236,7 +238,9 @@ def _conflict_violations(blocks: list[Block], cited: Cited, doc: TaskDoc) -> lis
         sides = [(f.id, set(f.sources)) for f in map(doc.fact, conflict.facts) if f and f.sources]
         if not sides:
             continue
-        if any(all(ids & cites for _, ids in sides) for cites in by_scope.values()):
+        # A copy of a side's source cites that side: its text is the same (copies count once).
+        originals = [doc.independent(list(ids)) for _, ids in sides]
+        if any(all(o & doc.independent(list(c)) for o in originals) for c in by_scope.values()):
             continue
         touching = [first_line[s] for s, cites in by_scope.items() if any(ids & cites for _, ids in sides)]
         line = min(touching) if touching else _conflict_heading_line(blocks)
@@ -261,6 +265,4 @@ def _conflict_heading_line(blocks: list[Block]) -> int:
     )
 
 
-def format_violation(violation: Violation, path: str = "report.md") -> str:
-    """`report.md:LINE: kind: message`, the form printed by `deepresearch check` and repair prompts."""
-    return f"{path}:{violation.line}: {violation.kind}: {violation.message}"
+__all__ = ["KINDS", "Violation", "check_report", "format_violation"]

@@ -15,6 +15,7 @@ from deepresearch.report.check import Violation, check_report
 from deepresearch.report.figure_check import figure_violations
 from deepresearch.report.html import render_html
 from deepresearch.report.knowledge import knowledge_export
+from deepresearch.report.measures import measure
 from deepresearch.report.references import finalize_report
 from deepresearch.state.model import TaskDoc
 
@@ -55,6 +56,7 @@ def verify_and_finalize(
     outcome = verify_report(report_text, doc, workspace.root, figures)
     atomic_write(workspace.report_md, outcome.final_text)
     atomic_write(workspace.report_html, render_html(outcome.final_text, doc, workspace.root))
-    knowledge = json.dumps(knowledge_export(doc), ensure_ascii=False, indent=2)
+    measures = measure(strip_generated_sections(outcome.final_text), doc, workspace.root).measures
+    knowledge = json.dumps(knowledge_export(doc, measures), ensure_ascii=False, indent=2)
     atomic_write(workspace.knowledge_json, knowledge + "\n")
     return outcome

@@ -2,7 +2,8 @@
 
 The markdown is rendered with the same parser the checks use (raw HTML off, so everything from the
 report is escaped). The token stream is then adjusted: headings get ids and feed the table of
-contents, each `[S01]` in the body becomes a link to its reference entry `#ref-S01`, reference
+contents, each `[S01]` in the body becomes a link to its reference entry `#ref-S01` (wrapped in its
+sentence's support mark: marks.py), reference
 entries get those ids, and archive links are marked so readers (and tests) can find them. Figures
 (`assets/images/figure-N.png`) are shown as their SVG, embedded as a data URI.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Iterator
 from importlib.resources import files
 from pathlib import Path
 
@@ -19,8 +21,10 @@ from markdown_it.token import Token
 from markupsafe import Markup
 
 from deepresearch.core.errors import UsageError
+from deepresearch.evidence.support import SupportStore
 from deepresearch.report.blocks import generated_ranges, heading_title, new_parser, strip_generated_sections
 from deepresearch.report.citations import BRACKET_RE, bracket_ids
+from deepresearch.report.marks import Mark, bracket_marks
 from deepresearch.report.references import ENTRY_ID
 from deepresearch.sources.browser import BrowserUnavailable, print_pdf
 from deepresearch.state.model import TaskDoc
@@ -66,15 +70,22 @@ def _mark_references(tokens: list[Token], ranges: list[tuple[int, int]]) -> set[
     return entries
 
 
-def _cite_tokens(text: str, targets: dict[str, str]) -> list[Token]:
-    """`text` as text tokens with each citation of a known source turned into a link."""
+def _html(content: str) -> Token:
+    return Token("html_inline", "", 0, content=content)
+
+
+def _cite_tokens(text: str, targets: dict[str, str], marks: Iterator[Mark | None]) -> list[Token]:
+    """`text` as tokens with each citation of a known source turned into a link, and each citation
+    wrapped in its claim's support mark."""
     out: list[Token] = []
     pos = 0
     for match in BRACKET_RE.finditer(text):
         ids = bracket_ids(match.group(1))
-        if not any(i in targets for i in ids):
+        mark = next(marks, None)
+        if not mark and not any(i in targets for i in ids):
             continue
         out.append(Token("text", "", 0, content=text[pos : match.start()]))
+        out += [_html(mark.open_html())] if mark else []
         out.append(Token("text", "", 0, content="["))
         for n, source_id in enumerate(ids):
             if n:
@@ -90,22 +101,64 @@ def _cite_tokens(text: str, targets: dict[str, str]) -> list[Token]:
                 Token("link_close", "a", -1),
             ]
         out.append(Token("text", "", 0, content="]"))
+        out += [_html(mark.close_html())] if mark else []
         pos = match.end()
     out.append(Token("text", "", 0, content=text[pos:]))
     return [tok for tok in out if tok.type != "text" or tok.content]
 
 
-def _link_citations(inline: Token, targets: dict[str, str]) -> None:
+def _link_citations(inline: Token, targets: dict[str, str], marks: Iterator[Mark | None]) -> None:
     children: list[Token] = []
-    depth = 0  # inside a link already: no nested links
+    depth = 0  # inside a link already: no nested links, no marks
     for child in inline.children or []:
         depth += child.type == "link_open"
         depth -= child.type == "link_close"
         if child.type == "text" and depth == 0:
-            children.extend(_cite_tokens(child.content, targets))
+            children.extend(_cite_tokens(child.content, targets, marks))
         else:
+            if child.type == "text":
+                for _ in BRACKET_RE.finditer(child.content):
+                    next(marks, None)
             children.append(child)
     inline.children = children
+
+
+def _units(tokens: list[Token], ranges: list[tuple[int, int]]) -> list[list[Token]]:
+    """The body's inline tokens grouped as the checks see them: a table row is one unit."""
+    units: list[list[Token]] = []
+    row: list[Token] | None = None
+    for tok in tokens:
+        if tok.type == "tr_open":
+            row = []
+        elif tok.type == "tr_close" and row is not None:
+            units += [row] if row else []  # rows of the generated sections have none
+            row = None
+        elif tok.type == "inline" and not _in_generated(tok, ranges):
+            if row is not None:
+                row.append(tok)
+            else:
+                units.append([tok])
+    return units
+
+
+def _mark_citations(
+    tokens: list[Token], ranges: list[tuple[int, int]], targets: dict[str, str], root: Path
+) -> None:
+    """Link every citation in the body and mark it with its claim's support state."""
+    record = SupportStore(root).load()
+    for unit in _units(tokens, ranges):
+        text = (
+            " | ".join(tok.content.replace("\n", " ") for tok in unit) if len(unit) > 1 else unit[0].content
+        )
+        marks: list[Mark | None] = list(bracket_marks(text, record))
+        shown = sum(
+            len(BRACKET_RE.findall(c.content)) for t in unit for c in t.children or [] if c.type == "text"
+        )
+        if shown != len(marks):  # escapes or markup moved a bracket: link without marks
+            marks = [None] * shown
+        stream = iter(marks)
+        for tok in unit:
+            _link_citations(tok, targets, stream)
 
 
 def _embed_figures(tokens: list[Token], workspace_root: Path) -> None:
@@ -146,9 +199,7 @@ def render_html(final_report_text: str, doc: TaskDoc, workspace_root: Path) -> s
     ranges = generated_ranges(final_report_text)
     entries = _mark_references(tokens, ranges)
     targets = {s.id: s.title for s in doc.sources if s.id in entries}
-    for tok in tokens:
-        if tok.type == "inline" and not _in_generated(tok, ranges):
-            _link_citations(tok, targets)
+    _mark_citations(tokens, ranges, targets, workspace_root)
     _embed_figures(tokens, workspace_root)
     headings = _headings(tokens)
     # A leading level-1 heading is the page title; the table of contents goes right after it.

@@ -1,8 +1,9 @@
 """knowledge.json: the research as a graph other tools can reuse (nodes plus explicit edges).
 
 Edge types: `cites` (fact → source), `produced_by` (fact → task), `involves` (conflict → fact),
-`prefers` (conflict → its preferred fact) and `covers` (task → dimension). An edge is written only
-when both ends exist in task.md, so a consumer never meets a dangling ID.
+`prefers` (conflict → its preferred fact), `covers` (task → dimension) and `copy_of` (source → the
+source whose text it repeats). An edge is written only when both ends exist in task.md, so a
+consumer never meets a dangling ID. `measures` holds the run's measures (report/measures.py).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import asdict
 from enum import Enum
 from typing import Any
 
+from deepresearch.report.measures import Measures, doc_measures
 from deepresearch.state.model import TaskDoc
 
 SCHEMA = "deepresearch.knowledge"
@@ -52,11 +54,15 @@ def _edges(doc: TaskDoc) -> list[dict[str, str]]:
     for task in doc.tasks:
         for dimension_id in task.dimensions:
             add("covers", task.id, dimension_id, dimensions)
+    for source in doc.sources:
+        if source.copy_of:
+            add("copy_of", source.id, source.copy_of, sources)
     return edges
 
 
-def knowledge_export(doc: TaskDoc) -> dict[str, Any]:
-    """The knowledge graph of a run as a JSON-ready dict (schema `deepresearch.knowledge`, v1)."""
+def knowledge_export(doc: TaskDoc, measures: Measures | None = None) -> dict[str, Any]:
+    """The knowledge graph of a run as a JSON-ready dict (schema `deepresearch.knowledge`, v1), with
+    the run's `measures` (measures.py; without a report, claims and numbers count 0)."""
     return {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
@@ -70,4 +76,5 @@ def knowledge_export(doc: TaskDoc) -> dict[str, Any]:
         "sources": [_plain(asdict(s)) for s in doc.sources],
         "conflicts": [_plain(asdict(c)) for c in doc.conflicts],
         "edges": _edges(doc),
+        "measures": (measures or doc_measures(doc)).to_dict(),
     }

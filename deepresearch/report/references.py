@@ -11,6 +11,7 @@ from deepresearch.report.archives import archive_path
 from deepresearch.report.blocks import strip_generated_sections
 from deepresearch.report.check import Violation
 from deepresearch.report.citations import cited_in_order
+from deepresearch.report.measures import ReportMeasures, measure
 from deepresearch.report.places import entry_details
 from deepresearch.report.stats import citation_stats, format_ages, share
 from deepresearch.state.model import Fact, Source, TaskDoc
@@ -66,26 +67,46 @@ def _mix_text(mix: dict[str, int]) -> str:
     return " · ".join(f"{md_escape(kind)} {count}" for kind, count in mix.items()) or "none"
 
 
-def _statistics(doc: TaskDoc, cited: list[str]) -> list[str]:
-    st = citation_stats(doc, cited)
+def _claims_text(report: ReportMeasures) -> str:
+    counts = report.support
+    if not counts.checked:
+        why = report.note or (
+            "the report cites no sentence" if not counts.claims else "the verifier has not run"
+        )
+        return f"not checked ({md_escape(why)})"
+    text = share(counts.supported, counts.checked)
+    parts = [f"{counts.partial} partial", f"{counts.unsupported} unsupported"]
+    if counts.claims > counts.checked:
+        parts.append(f"{counts.claims - counts.checked} not checked")
+    return f"{text} · {' · '.join(parts)}"
+
+
+def _statistics(doc: TaskDoc, cited: list[str], report: ReportMeasures) -> list[str]:
+    st, m = citation_stats(doc, cited), report.measures
     cited_age, all_age = format_ages(st.median_age_days_cited, st.median_age_days_all)
+    verified = share(st.facts_verified, st.facts_total)
+    copies = f" ({m.copies_folded} cop{'ies' if m.copies_folded != 1 else 'y'} counted once)"
     rows = [
         ("Sources cited", share(st.sources_cited, st.sources_total)),
         ("Total sources", str(st.sources_total)),
-        ("Facts verified", share(st.facts_verified, st.facts_total)),
+        ("Independent sources", f"{m.independent_sources}" + (copies if m.copies_folded else "")),
+        ("Facts verified", verified + (f" · {report.facts_partial} partial" if report.facts_partial else "")),
         ("Single-source claims", share(st.single_source_facts, st.facts_total, "facts")),
+        ("Numbers grounded", share(m.numbers_grounded, m.numbers_total, "numbers")),
         ("Distinct domains", f"{st.domains_cited} cited · {st.domains_total} in total"),
         ("Authority mix (cited)", _mix_text(st.authority_cited)),
         ("Authority mix (all)", _mix_text(st.authority_all)),
         ("Median source age (cited)", cited_age),
         ("Median source age (all)", all_age),
+        ("Claims supported", _claims_text(report)),
     ]
     return ["| Statistic | Value |", "| --- | --- |", *(f"| {name} | {value} |" for name, value in rows)]
 
 
 def render_references(report_text: str, doc: TaskDoc, workspace_root: Path) -> str:
     """The `## References` section: cited sources in order of first citation, the others, statistics."""
-    cited = [i for i in cited_in_order(strip_generated_sections(report_text)) if doc.source(i)]
+    body = strip_generated_sections(report_text)
+    cited = [i for i in cited_in_order(body) if doc.source(i)]
     cited_sources = [s for s in map(doc.source, cited) if s is not None]
     others = [s for s in doc.sources if s.id not in cited]
     lines = ["## References", "", "### Cited sources", ""]
@@ -93,7 +114,7 @@ def render_references(report_text: str, doc: TaskDoc, workspace_root: Path) -> s
     lines += [] if cited_sources else ["No source is cited."]
     lines += ["", "### Additional sources (not cited)", ""]
     lines += [f"- {reference_entry(s, workspace_root, doc.facts)}" for s in others] or ["None."]
-    lines += ["", "### Citation statistics", "", *_statistics(doc, cited)]
+    lines += ["", "### Citation statistics", "", *_statistics(doc, cited, measure(body, doc, workspace_root))]
     return "\n".join(lines) + "\n"
 
 

@@ -47,10 +47,23 @@ _CAPTION = re.compile(
 _CONTENT = re.compile(r"[^\W_]")  # a letter or digit in any script
 
 
-def split_sentences(text: str) -> list[str]:
-    """The sentences of a paragraph, list item or table row, stripped; citation-only pieces dropped."""
-    flat = " ".join(text.split())
-    sentences: list[str] = []
+def _flatten(text: str) -> tuple[str, list[int]]:
+    """`text` with each whitespace run made one space (ends stripped), and where each character
+    of the result comes from in `text`."""
+    flat: list[str] = []
+    where: list[int] = []
+    for match in re.finditer(r"\S+", text):
+        if flat:
+            flat.append(" ")
+            where.append(match.start() - 1)
+        flat.append(match.group())
+        where.extend(range(match.start(), match.end()))
+    return "".join(flat), where
+
+
+def _flat_spans(flat: str) -> list[tuple[int, int]]:
+    """Sentence spans in flattened text (whitespace around each included)."""
+    spans: list[tuple[int, int]] = []
     start = i = 0
     while i < len(flat):
         if flat[i] not in _CJK_END and flat[i] not in _LATIN_END:
@@ -58,11 +71,29 @@ def split_sentences(text: str) -> list[str]:
             continue
         end = _sentence_end(flat, i)
         if _is_boundary(flat, i, end):
-            sentences.append(flat[start:end].strip())
+            spans.append((start, end))
             start = end
         i = end
-    sentences.append(flat[start:].strip())
-    return [s for s in sentences if _CONTENT.search(strip_citations(s))]
+    spans.append((start, len(flat)))
+    return [(a, b) for a, b in spans if _CONTENT.search(strip_citations(flat[a:b]))]
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of a paragraph, list item or table row, stripped; citation-only pieces dropped."""
+    flat, _ = _flatten(text)
+    return [flat[a:b].strip() for a, b in _flat_spans(flat)]
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Where each sentence of `split_sentences(text)` is in `text` (start, end offsets, stripped)."""
+    flat, where = _flatten(text)
+    spans = []
+    for a, b in _flat_spans(flat):
+        piece = flat[a:b]
+        a += len(piece) - len(piece.lstrip())
+        b -= len(piece) - len(piece.rstrip())
+        spans.append((where[a], where[b - 1] + 1))
+    return spans
 
 
 def _sentence_end(text: str, i: int) -> int:

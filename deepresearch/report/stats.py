@@ -20,7 +20,8 @@ class CitationStats:
     sources_cited: int
     facts_total: int
     facts_verified: int
-    single_source_facts: int  # facts backed by exactly one source
+    single_source_facts: int  # facts backed by one independent source (copies of a text count once)
+    independent_sources: int  # sources that are not copies of another source's text
     domains_cited: int
     domains_total: int
     authority_cited: dict[str, int]  # source type -> count, most common first
@@ -77,7 +78,8 @@ def citation_stats(doc: TaskDoc, cited_ids: list[str]) -> CitationStats:
         sources_cited=len(cited),
         facts_total=len(doc.facts),
         facts_verified=sum(f.verified == Verified.YES for f in doc.facts),
-        single_source_facts=sum(len(set(f.sources)) == 1 for f in doc.facts),
+        single_source_facts=sum(len(doc.independent(f.sources)) == 1 for f in doc.facts),
+        independent_sources=len(doc.independent([s.id for s in doc.sources])),
         domains_cited=len({domain(s.url) for s in cited if domain(s.url)}),
         domains_total=len({domain(s.url) for s in doc.sources if domain(s.url)}),
         authority_cited=_mix(cited),

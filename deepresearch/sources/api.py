@@ -3,6 +3,7 @@ check quotes, and turn registry records into task.md Source rows.
 
     records = archive_missing(workspace, config, cited_urls)      # {url: SourceRecord}
     ok = verify_quote_for(workspace, records[url], fact.quote)     # → Fact.verified yes/no
+    text = passage_for(workspace, records[url], fact.quote)        # the archive around the quote
     doc.sources.append(record_to_source(records[url]))             # when its ID is new to task.md
 
 The registry (`SourceRegistry(workspace).archived()`) lists every archived source with its ID;
@@ -17,7 +18,7 @@ from datetime import date
 from deepresearch.core.config import Config
 from deepresearch.core.events import EventSink
 from deepresearch.core.workspace import Workspace
-from deepresearch.sources.quotes import verify_fact_quote
+from deepresearch.sources.quotes import archived_passage, verify_fact_quote
 from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.registry import SourceRegistry
 from deepresearch.state.model import Fact, Source, Verified
@@ -58,6 +59,11 @@ def verify_quote_for(workspace: Workspace, record: SourceRecord, quote: str) -> 
 ABSTRACT_ONLY = "(abstract only)"
 
 
+def passage_for(workspace: Workspace, record: SourceRecord, quote: str) -> str | None:
+    """The archived text around `quote` in the record's archive (None: quote or archive not found)."""
+    return archived_passage(workspace, record, quote)
+
+
 def record_to_source(record: SourceRecord) -> Source:
     """The task.md Sources row for an archived record (final URL, type, dates, authority, archive).
 
@@ -76,6 +82,7 @@ def record_to_source(record: SourceRecord) -> Source:
         authority=record.authority,
         archive=record.archive,
         sha256=record.sha256,
+        copy_of=record.copy_of,
     )
 
 

@@ -27,6 +27,7 @@ from deepresearch.core.urls import normalize_url
 from deepresearch.core.workspace import Workspace
 from deepresearch.sources.browser import Browser, BrowserOptions, BrowserUnavailable
 from deepresearch.sources.content import build_content
+from deepresearch.sources.copies import CopyProbe
 from deepresearch.sources.fetch import Fetched, FetchFailure, http_fetch
 from deepresearch.sources.papers import archive_landing
 from deepresearch.sources.record import BAD_URL, INTERNAL, UNSUPPORTED, SourceRecord
@@ -140,7 +141,11 @@ class Archiver:
             self.workspace, self.research_date, self.config.time_scope, built.fallback, warning
         )
         record, _ = self.registry.register(
-            url, built.final_url, built.content_sha256, lambda source_id: built.store(ctx, source_id, url)
+            url,
+            built.final_url,
+            built.content_sha256,
+            lambda source_id: built.store(ctx, source_id, url),
+            CopyProbe(built.text, self.config.copy_threshold),
         )
         return record
 

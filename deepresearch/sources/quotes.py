@@ -29,6 +29,7 @@ FUZZY_MIN_CHARS = 40
 FUZZY_MIN_RATIO = 0.93  # character similarity of the best window: ~7% edits on a long quote
 _NEGATIONS = frozenset(("not", "no", "never", "none", "nor", "neither", "without", "cannot", "nothing", "t"))
 _MAX_ANCHORS = 4
+PASSAGE_CHARS = 400  # the archived text around a quote that may back its statement's numbers
 _MAX_CANDIDATES = 8
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
@@ -37,18 +38,26 @@ _LINK_TARGET = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")  # [text](url "tit
 _ELISION = re.compile(r"\s*(?:\[\s*(?:\.\s*){3}\]|\[…\]|\.{3,}|…)\s*")
 
 
+def _readable(text: str) -> str:
+    """The text as quotes are matched in it: NFKC, link targets and position markers dropped."""
+    return _LINK_TARGET.sub("]", unicodedata.normalize("NFKC", strip_markers(text)))
+
+
 def tokens(text: str) -> list[str]:
     """The word tokens of `text`, normalised (NFKC, case-folded, markdown link targets and position
     markers dropped)."""
-    text = _LINK_TARGET.sub("]", unicodedata.normalize("NFKC", strip_markers(text)))
-    return _TOKEN.findall(text.casefold())
+    return _TOKEN.findall(_readable(text).casefold())
 
 
 class _Prepared:
     """A document's tokens, joined once, with positions by token for anchoring."""
 
     def __init__(self, text: str) -> None:
-        self.tokens = tokens(text)
+        self.text = _readable(text)
+        self.tokens = _TOKEN.findall(self.text.casefold())
+        spans = [m.span() for m in _TOKEN.finditer(self.text)]
+        # Case folding may split a token (rarely); then no passage can be cut from the text.
+        self.spans = spans if len(spans) == len(self.tokens) else []
         self.joined = " " + " ".join(self.tokens) + " "
         self.counts = Counter(self.tokens)
         self.positions: dict[str, list[int]] = {}
@@ -119,14 +128,11 @@ def quote_parts(quote: str) -> list[str]:
     return [p for p in parts if tokens(p)]
 
 
-def locate_quote(quote: str, text: str) -> int | None:
-    """The index (in `tokens(text)`) of the first word of `quote` in `text`, or None when not found.
-
-    Found means as `quote_in_text` says: normalised, each elided part in order, long parts fuzzily."""
+def _locate(quote: str, doc: _Prepared) -> tuple[int, int] | None:
+    """The token range where `quote` (each elided part in order) is found in `doc`, or None."""
     parts = quote_parts(quote)
     if not parts:
         return None
-    doc = _prepare(text)
     position, first = 0, None
     for part in parts:
         part_tokens = tokens(part)
@@ -137,12 +143,30 @@ def locate_quote(quote: str, text: str) -> int | None:
             return None
         first = span[0] if first is None else first
         position = span[1]
-    return first
+    return (first or 0), position
+
+
+def locate_quote(quote: str, text: str) -> int | None:
+    """The index (in `tokens(text)`) of the first word of `quote` in `text`, or None when not found.
+
+    Found means as `quote_in_text` says: normalised, each elided part in order, long parts fuzzily."""
+    where = _locate(quote, _prepare(text))
+    return None if where is None else where[0]
 
 
 def quote_in_text(quote: str, text: str) -> bool:
     """True when `quote` (normalised, each elided part in order, long parts fuzzily) is in `text`."""
-    return locate_quote(quote, text) is not None
+    return _locate(quote, _prepare(text)) is not None
+
+
+def quote_passage(quote: str, text: str, chars: int = PASSAGE_CHARS) -> str | None:
+    """The text around where `quote` is found (`chars` before and after, NFKC), or None."""
+    doc = _prepare(text)
+    where = _locate(quote, doc)
+    if where is None or not doc.spans:
+        return None
+    start, end = doc.spans[where[0]][0], doc.spans[max(where[1] - 1, where[0])][1]
+    return doc.text[max(start - chars, 0) : end + chars]
 
 
 @dataclass(frozen=True)
@@ -153,21 +177,40 @@ class QuoteCheck:
     detail: str
 
 
-def verify_fact_quote(workspace: Workspace, source: SourceRecord | str | Path, quote: str) -> QuoteCheck:
-    """Check `quote` against a source's archived text (a registry record, or an archive path)."""
+def _archived_text(workspace: Workspace, source: SourceRecord | str | Path) -> tuple[str | None, str]:
+    """(the archived text, or None) and what to say about it when there is none."""
     if isinstance(source, SourceRecord):
         if not source.ok or not source.archive:
-            return QuoteCheck(Verified.UNCHECKED, f"{source.url}: not archived ({source.error or 'no text'})")
+            return None, f"{source.url}: not archived ({source.error or 'no text'})"
         relative = source.archive
     else:
         relative = str(source)
     path = Path(relative) if Path(relative).is_absolute() else workspace.root / relative
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8"), relative
     except (OSError, UnicodeDecodeError) as exc:
-        return QuoteCheck(Verified.UNCHECKED, f"{relative}: cannot read the archived text ({exc})")
+        return None, f"{relative}: cannot read the archived text ({exc})"
+
+
+def verify_fact_quote(workspace: Workspace, source: SourceRecord | str | Path, quote: str) -> QuoteCheck:
+    """Check `quote` against a source's archived text (a registry record, or an archive path)."""
+    text, relative = _archived_text(workspace, source)
+    if text is None:
+        return QuoteCheck(Verified.UNCHECKED, relative)
     if not quote.strip():
         return QuoteCheck(Verified.NO, "the fact has no quote")
     if quote_in_text(quote, text):
         return QuoteCheck(Verified.YES, f"found in {relative}")
     return QuoteCheck(Verified.NO, f"not found in {relative}")
+
+
+_ARCHIVE_HEADER = re.compile(r"\A# [^\n]*\n(?:[^\n]*\n){0,12}?---\n")
+
+
+def archived_passage(workspace: Workspace, source: SourceRecord | str | Path, quote: str) -> str | None:
+    """The source's archived text around `quote` (see `quote_passage`), without the header the
+    archiver writes (title, URLs, fetch time: not the source's words), or None."""
+    text, _ = _archived_text(workspace, source)
+    if text is None or not quote.strip():
+        return None
+    return quote_passage(quote, _ARCHIVE_HEADER.sub("", text, count=1))

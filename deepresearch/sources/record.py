@@ -50,7 +50,9 @@ class SourceRecord:
     content_type: str = ""  # MIME type without parameters
     fetched: str = ""  # ISO 8601 UTC
     published: str = ""  # ISO date the source declares, or ""
-    sha256: str = ""  # of the archived text file (`archive`, the .md), which task.md names
+    # The one hash rule: `sha256` is of the file `archive` names (the readable .md, for PDFs too),
+    # the same file task.md's Archive column names and `deepresearch check` hashes.
+    sha256: str = ""
     content_sha256: str = ""  # of the content itself (main text, or PDF/file bytes): used for dedup
     archive: str = ""  # readable text, relative to the workspace: assets/web/S07-example-com.md
     html_path: str = ""
@@ -76,6 +78,7 @@ class SourceRecord:
     language: str = ""  # of a transcript
     captions: str = ""  # a transcript's captions: manual | automatic
     pdf_url: str = ""  # where a paper's PDF was downloaded from
+    copy_of: str = ""  # the earlier-published source whose main text this one repeats (copies.py)
 
     @property
     def ok(self) -> bool:

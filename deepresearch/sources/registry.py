@@ -3,7 +3,9 @@
 `.deepresearch/sources.jsonl` is append-only JSON lines, written only while holding an exclusive
 `flock` on a sidecar lock file, because several `deepresearch archive` processes (one per parallel
 executor) run at once. A line is either a record (`SourceRecord.to_dict()`) or an alias
-`{"alias": url, "id": "S07"}` saying that another URL led to the same content. The orchestrator
+`{"alias": url, "id": "S07"}` saying that another URL led to the same content, or a copy line
+`{"copy": "S03", "of": "S09"}` saying that S03's main text repeats S09's, published earlier
+(copies.py; a new source's own `copy_of` is in its record). The orchestrator
 merges the registry into task.md between phases; the registry only reads task.md (to skip IDs
 already used there), never writes it.
 """
@@ -21,6 +23,7 @@ from typing import Any
 from deepresearch.core.files import file_lock
 from deepresearch.core.urls import normalize_url
 from deepresearch.core.workspace import Workspace
+from deepresearch.sources.copies import CopyProbe, SketchFile, sketch
 from deepresearch.sources.record import ARCHIVED, SourceRecord
 from deepresearch.state.model import format_source_id, id_number
 
@@ -67,6 +70,7 @@ class SourceRegistry:
         self.workspace = workspace
         self.path = workspace.source_registry
         self.lock_path = self.path.with_suffix(".lock")
+        self.sketch_path = self.path.with_name("sketches.jsonl")
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -95,6 +99,11 @@ class SourceRegistry:
 
     @staticmethod
     def _index_line(index: _Index, data: dict[str, Any]) -> None:
+        if "copy" in data:
+            copied = index.by_id.get(str(data.get("copy", "")))
+            if copied is not None and data.get("of") in index.by_id:
+                copied.copy_of = str(data["of"])
+            return
         if "alias" in data:
             target = index.by_id.get(str(data.get("id", "")))
             if target is not None:
@@ -143,12 +152,18 @@ class SourceRegistry:
         return self._read().by_content.get(content_sha256)
 
     def register(
-        self, url: str, final_url: str, content_sha256: str, build: Callable[[str], SourceRecord]
+        self,
+        url: str,
+        final_url: str,
+        content_sha256: str,
+        build: Callable[[str], SourceRecord],
+        probe: CopyProbe | None = None,
     ) -> tuple[SourceRecord, bool]:
         """Under the lock: the existing record for this URL or content (False), or a new one (True).
 
         `build(source_id)` writes the archive files and returns the record; it runs under the lock
-        so that no registered record ever points at files that are not there yet.
+        so that no registered record ever points at files that are not there yet. With a `probe`,
+        a new source whose main text nearly repeats an earlier one's is recorded as a copy.
         """
         with self.locked():
             index = self._read()
@@ -163,8 +178,31 @@ class SourceRegistry:
                 return existing, False
             highest = max([index.max_id, *task_md_source_ids(self.workspace.task_md)])
             record = build(format_source_id(highest + 1))
+            flipped = self._judge_copy(index, record, probe) if probe is not None else None
             self._append(record.to_dict())
+            if flipped is not None:  # the new source was published first: it is the original
+                self._append({"copy": flipped, "of": record.id})
             return record, True
+
+    def _judge_copy(self, index: _Index, record: SourceRecord, probe: CopyProbe) -> str | None:
+        """Set `record.copy_of` when its text copies an earlier source's; when the new one was
+        published earlier than that text's original, return the original's ID (to become a copy)."""
+        sketches = SketchFile(self.sketch_path)
+        item = sketch(probe.text)
+        found = sketches.index().similar(item, probe.threshold)
+        sketches.append(record.id, item)
+        match = next((index.by_id[sid] for sid, _ in found if sid in index.by_id), None)
+        if match is None:
+            return None
+        original = match
+        seen = {original.id}
+        while original.copy_of in index.by_id and original.copy_of not in seen:
+            original = index.by_id[original.copy_of]
+            seen.add(original.id)
+        if record.published and original.published and record.published < original.published:
+            return original.id
+        record.copy_of = original.id
+        return None
 
     def record_failure(self, record: SourceRecord) -> None:
         """Append a failed fetch; it takes no ID, and the URL may be archived again later."""

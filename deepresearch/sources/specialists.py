@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from deepresearch.sources.content import Content
 from deepresearch.sources.fetch import Fetched
+from deepresearch.sources.positions import strip_markers
 from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.routes import Route, Target
 from deepresearch.sources.special import SpecialSource, Tools, store_special
@@ -30,6 +31,7 @@ class Built:
     content_sha256: str
     store: Callable[[StoreContext, str, str], SourceRecord]  # (context, source ID, URL asked) → record
     fallback: bool = False  # the plain HTTP fallback fetched it
+    text: str = ""  # the main text, for copy detection (not the page's navigation)
 
 
 def kind_of(target: Target) -> str:
@@ -67,6 +69,7 @@ def built_special(special: SpecialSource, fallback: bool = False) -> Built:
         special.content_sha256,
         lambda ctx, source_id, url: store_special(ctx, source_id, url, special),
         fallback,
+        strip_markers(special.text),  # page and time markers are not the text
     )
 
 
@@ -77,4 +80,5 @@ def built_web(fetched: Fetched, content: Content, fallback: bool) -> Built:
         content.content_sha256,
         lambda ctx, source_id, url: store_source(ctx, source_id, url, fetched, content),
         fallback,
+        content.text,
     )

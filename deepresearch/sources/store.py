@@ -62,9 +62,7 @@ def store_source(
     if content.kind == "pdf":
         pdf_path = folder / f"{stem}.pdf"
         atomic_write(pdf_path, fetched.body, durable=False)
-        # sha256 stays the .md's: task.md names the .md, and `deepresearch check` compares that file;
-        # the PDF's own hash is content_sha256.
-        record.pdf_path = ws.relative(pdf_path)
+        record.pdf_path = ws.relative(pdf_path)  # its own hash is content_sha256
     elif content.kind == "web":
         html_path = folder / f"{stem}.html"
         atomic_write(html_path, fetched.body, durable=False)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deepresearch.figures.numbers import closest_excerpt, find_value, mentions, value_matches
+from deepresearch.evidence.numbers import closest_excerpt, find_value, mentions, value_matches
 
 
 def readings(text: str) -> set[Decimal]:

@@ -1,6 +1,6 @@
 """The real claude, gemini, codex and copilot binaries run through `deepresearch -p` against the
-scripted model server (tests/model_server.py): a complete verified run per CLI (with a 429 and a 500
-retried by our backoff on the way), 401 as a login error without retries, a 500 that never stops,
+scripted model server (tests/model_server.py): a complete verified run per CLI, every role including
+the verifier (with a 429 and a 500 retried by our backoff on the way), 401 as a login error without retries, a 500 that never stops,
 and a server that never answers.
 
 The CLIs come from `.ci/install-agent-clis` (or PATH); a missing one skips with that reason.
@@ -112,7 +112,15 @@ def test_complete_run_ends_with_a_verified_report(research: RunResearch, cli: st
     assert [t.status for t in doc.tasks] == [TaskStatus.DONE, TaskStatus.DONE]
     assert {f.verified.value for f in doc.facts} == {"yes"} and len(doc.facts) == 2
     assert all((run.work / s.archive).is_file() for s in doc.sources) and len(doc.sources) == 2
-    assert "[S01]" in (run.work / "report.md").read_text(encoding="utf-8")
+    report = (run.work / "report.md").read_text(encoding="utf-8")
+    assert "[S01]" in report
+
+    # The verifier role ran through this CLI: once on the round's facts, once on the report's
+    # cited sentences; every claim it judged is supported.
+    assert failures(run.work, "verifier") == [None, None], run.said
+    assert {f.support.value for f in doc.facts} == {"supported"}
+    last = report.rstrip().splitlines()[-1]
+    assert last.startswith("| Claims supported | ") and "(100%)" in last, last
 
     # The 429 and the 500 failed one whole CLI call each; our backoff retried it.
     assert failures(run.work, "planner") == ["rate_limited", None], run.said

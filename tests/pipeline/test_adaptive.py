@@ -55,8 +55,8 @@ def test_simple_question_stops_after_one_round_with_half_the_calls_of_fixed_dept
         "page_base": pages.base_url,
         "reflector": {"rounds": {1: {"score": 8.5, "knowledge_gaps": ["minor detail"]}}},
     }
-    # The comparison is about research rounds: no analysis or figure stage on either side.
-    stages = {"analysis": "never", "max_figures": 0}
+    # The comparison is about research rounds: no analysis, figure or verifier stage on either side.
+    stages = {"analysis": "never", "max_figures": 0, "verify_support": "never"}
     code, out, doc, events = run(tmp_path, clean_env, scenario, "adaptive", **stages)
     assert code == 0, out
     assert doc.front.round == 1 and doc.front.termination_reason == "quality threshold met (8.5 ≥ 7)"
@@ -87,7 +87,9 @@ def test_complex_question_improves_until_the_threshold(
     assert calls(events, "reflector") == 3 and doc.front.status is RunStatus.COMPLETED
     assert [t.round for t in doc.tasks] == [1, 1, 2, 3]
     finished = [e for e in events if e["event"] == "round_finished"]
-    assert [e["agent_calls"] for e in finished] == [5, 8, 11]
+    # Each round: its executors, the verifier on their new facts, the reflector (round 1: plan too).
+    assert [e["agent_calls"] for e in finished] == [6, 10, 14]
+    assert calls(events, "verifier") == 4  # a call per round, one on the report
     assert finished[2]["section_coverage"] == {
         "Core facts": "good"
     }  # the reflector scores each outline section

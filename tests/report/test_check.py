@@ -206,7 +206,7 @@ def test_non_canonical_citations_are_accepted(quiet: Run) -> None:
 def test_every_kind_is_documented_and_formatted() -> None:
     import deepresearch.report.check as module
 
-    assert len(set(KINDS)) == 8
+    assert len(set(KINDS)) == len(KINDS) == 10
     assert all(f"- {kind}:" in (module.__doc__ or "") for kind in KINDS)
     violation = Violation(12, "density", "this paragraph ...")
     assert format_violation(violation) == "report.md:12: density: this paragraph ..."
@@ -230,7 +230,8 @@ def test_blocks_that_make_no_claims(quiet: Run, block: str) -> None:
 def test_table_rows_and_list_items_are_units_headers_are_not(quiet: Run) -> None:
     table = "| Year | Sales |\n| --- | --- |\n| 2024 | 17 million [S01] |\n| 2023 | 14 million |\n"
     report = table + "\n- One [S01].\n- Two.\n"
-    assert kinds_at(check_report(report, quiet.doc, quiet.root)) == [(4, "density"), (7, "density")]
+    found = kinds_at(check_report(report, quiet.doc, quiet.root))
+    assert found == [(4, "density"), (4, "ungrounded_number"), (7, "density")]  # 14 million: no fact cited
 
 
 def test_workspace_root_is_where_archives_are_resolved(quiet: Run, tmp_path: Path) -> None:

@@ -62,13 +62,16 @@ def test_statistics(run: Run) -> None:
     assert rows == {
         "Sources cited": "5 of 7 (71%)",
         "Total sources": "7",
+        "Independent sources": "7",
         "Facts verified": "6 of 7 (86%)",
         "Single-source claims": "6 of 7 facts (86%)",
+        "Numbers grounded": "10 of 10 numbers (100%)",
         "Distinct domains": "5 cited · 7 in total",
         "Authority mix (cited)": "forum 1 · industry 1 · news 1 · official 1 · peer-reviewed 1",
         "Authority mix (all)": "official 2 · blog 1 · forum 1 · industry 1 · news 1 · peer-reviewed 1",
         "Median source age (cited)": "6 months",
         "Median source age (all)": "5 months",
+        "Claims supported": "not checked (the verifier has not run)",
     }
 
 

@@ -109,10 +109,12 @@ def test_analysis_runs_for_an_analytical_question_and_its_violations_are_repaire
         "plan",
         "supervise",
         "execute",
+        "support",  # the verifier judges the round's facts
         "reflect",
         "analyse",
         "charts",
         "synthesize",
+        "support",  # ... and the draft's cited sentences
         "verify",
     ]
     finished = [e for e in analytical.events("phase_finished") if e["phase"] == "analyse"]

@@ -60,7 +60,7 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text)
 
 
-def _readings(num: str) -> set[Decimal]:
+def readings(num: str) -> set[Decimal]:
     """Every plausible value of a digit string with separators (see the module docstring)."""
     compact = re.sub(_SPACES, "", num)
     if compact != num:  # space-grouped thousands; a decimal part may follow
@@ -86,7 +86,7 @@ def mentions(text: str) -> list[Mention]:
     for match in _NUMBER.finditer(normalize(text)):
         suffix = (match.group("suffix") or "").strip().lower()
         signed = match.group("sign") is not None
-        for base in _readings(match.group("num")):
+        for base in readings(match.group("num")):
             values = {base}
             if suffix in _SCALES:
                 values.add(base.scaleb(_SCALES[suffix]))

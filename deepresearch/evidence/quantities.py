@@ -1,0 +1,194 @@
+"""Quantities written in prose: numbers with their units and scale, ranges, and what is not a claim.
+
+`quantities(text)` reads every number that states something (a claim), in its unit's base (see
+units.py): `4,800 MW` and `4.8 GW` both read 4.8e9 W. Separators and decimal commas are read as in
+numbers.py (`1,234` keeps both readings). A range shares its unit and scale: `4–5 GW`, `4 to 5 GW`,
+`between 4 and 5 GW`, `€4–5 billion`, `4至5吉瓦` are two quantities, each in GW (or billions of euros).
+
+Not claims (left out): years (a bare whole number 1800-2100, `2020s`, `2024年`), the parts of a date
+(`2024-03-01`, `5 March`, `3月5日`, `10:30`), numbers inside URLs, references (`Section 3.2`, `§ 4`, `Figure 2`, `Table 1`,
+`p. 12`, `图 1`, `第3章`), citation IDs (`[S01]`, `[12]`, `Fact-003`, and any word-hyphen-number
+such as `COVID-19`), list ordinals (`1.` or `2)` opening a line, `(3)`, `1st`, `4th`).
+With `claims_only=False` everything is read, and number words (`twelve`, `twenty`) too: evidence may
+spell a number that a statement writes in digits.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from decimal import Decimal
+
+from deepresearch.evidence.numbers import normalize, readings
+from deepresearch.evidence.units import Unit, read_prefix, read_tail
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One plausible value of a written number and its precision, both in base units: `step` takes
+    a whole number's trailing zeros as rounding (4800: 100), `exact` does not (4800: 1)."""
+
+    value: Decimal
+    step: Decimal
+    exact: Decimal
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number as a claim: how it was written, where, and what it may mean."""
+
+    text: str  # as written, with its unit: "4,800 MW"
+    start: int  # offsets in the normalised text
+    end: int
+    readings: tuple[Reading, ...]  # with scale and unit applied (absolute values)
+    bare: tuple[Reading, ...]  # the digits alone (a table cell under a "GW" header says just 4.8)
+    dimension: str  # "" for a bare number, else W, Wh, %, EUR, USD, GBP, CNY
+    claim: bool = True  # False for years, dates, references and number words (read as evidence)
+
+    @property
+    def plain(self) -> bool:
+        """Written without scale or unit: it may be compared with any reading of another number."""
+        return not self.dimension and self.readings == self.bare
+
+
+_NUMBER = re.compile(
+    r"(?<![\w.,])(?P<num>\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)*)",
+    re.ASCII,
+)
+_NUMBER_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
+    "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
+    "dozen": 12,
+}  # fmt: skip
+_WORD_NUMBER = re.compile(rf"\b(?:{'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
+_MONTHS = (
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+)
+_REFERENCE_WORDS = (
+    r"sections?|sec\.|§+|chapters?|ch\.|figures?|figs?\.|tables?|annex(?:es)?|appendix|appendices|"
+    r"articles?|art\.|pages?|p\.|pp\.|paragraphs?|para\.|items?|steps?|phases?|rounds?|no\.|nos\.|"
+    r"numbers?|versions?|v\.?|lines?|questions?|tasks?|parts?|exhibits?|equations?|eq\.|rules?"
+)
+# Spans of the text that hold no claims, as regexes over the normalised text.
+_NOT_CLAIMS = [
+    re.compile(r"(?:https?|ftp)://\S+|www\.\S+", re.IGNORECASE),  # URLs: ports, paths, IDs
+    re.compile(r"(?<!\d)\d{4}-\d{1,2}(?:-\d{1,2})?(?!\d)"),  # ISO dates (and 2026-11-23T10:00Z)
+    re.compile(r"(?<!\d)\d{1,2}/\d{1,2}/\d{2,4}(?!\d)"),  # 03/05/2024
+    re.compile(r"(?<!\d)\d{1,2}:\d{2}(?::\d{2})?(?!\d)"),  # times
+    re.compile(rf"\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b", re.IGNORECASE),  # March 5
+    re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b", re.IGNORECASE),  # 5 March
+    re.compile(r"\d+\s*[年月日号时]"),  # 2024年, 3月, 5日
+    re.compile(rf"(?:(?<![^\W\d_])(?:{_REFERENCE_WORDS}))\s*\d+(?:[.\-–]\d+)*", re.IGNORECASE),
+    re.compile(r"[图表第]\s*\d+(?:[.\-–]\d+)*|\d+\s*[章节条页款项]"),  # 图2, 第3章, 12页
+    re.compile(r"[\[【]\s*\d+(?:\s*[,;，、–-]\s*\d+)*\s*[\]】]"),  # numeric citations [12], [3, 4]
+    re.compile(r"[^\W\d_]+-\d+(?:\.\d+)?", re.ASCII),  # Fact-003, COVID-19, E-3
+    re.compile(r"(?m)^\s*\(?\d{1,2}[.)](?=\s)"),  # list ordinals opening a line
+    re.compile(r"\(\d{1,2}\)|\b\d+(?:st|nd|rd|th)\b", re.IGNORECASE),  # (3), 1st, 4th
+    re.compile(r"\b\d{4}s\b"),  # the 2020s
+]
+_RANGE = re.compile(r"\s*(?:[-–—~～]|to|and|至|到)\s*", re.IGNORECASE)
+_BETWEEN = re.compile(r"(?:between|from)\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class _Raw:
+    """A number before its range partner is known."""
+
+    start: int  # where it is written, a currency sign before it included
+    digits_at: int  # where its digits start
+    end: int  # after its unit
+    digits: tuple[Reading, ...]  # readings of the digits
+    scale: int
+    unit: Unit | None
+    word: bool = False  # spelled out: twelve
+
+
+def _step(value: Decimal, exact: bool = False) -> Decimal:
+    """The place of the last written digit: 0.1 for 3.5, 1 for 41, 100 for 4800 (trailing zeros
+    of a whole number may be rounding, unless `exact`)."""
+    exponent = value.as_tuple().exponent
+    if isinstance(exponent, int) and exponent < 0:
+        return Decimal(1).scaleb(exponent)
+    if value == 0 or exact:
+        return Decimal(1)
+    normal = value.normalize().as_tuple().exponent
+    return Decimal(1).scaleb(normal) if isinstance(normal, int) else Decimal(1)
+
+
+def _scaled(raw: _Raw, scale: int, unit: Unit | None) -> tuple[Reading, ...]:
+    factor = Decimal(1).scaleb(scale) * (unit.factor if unit else Decimal(1))
+    return tuple(Reading(r.value * factor, r.step * factor, r.exact * factor) for r in raw.digits)
+
+
+def _masked(text: str) -> list[tuple[int, int]]:
+    return [m.span() for regex in _NOT_CLAIMS for m in regex.finditer(text)]
+
+
+def _is_year(raw: _Raw, text: str) -> bool:
+    digits = text[raw.digits_at : raw.end]
+    return bool(re.fullmatch(r"\d{4}", digits) and 1800 <= int(digits) <= 2100 and not raw.unit)
+
+
+def _raw_numbers(text: str, words: bool) -> list[_Raw]:
+    found: list[_Raw] = []
+    for match in _NUMBER.finditer(text):
+        values = sorted({abs(v) for v in readings(match.group("num"))})
+        if not values:
+            continue  # a version number or a list of numbers, not one number
+        digits = tuple(Reading(v, _step(v), _step(v, exact=True)) for v in values)
+        tail, prefix = read_tail(text, match.end()), read_prefix(text, match.start())
+        start = prefix[1] if prefix else match.start()
+        unit = tail.unit or (prefix[0] if prefix else None)
+        found.append(_Raw(start, match.start(), max(tail.end, match.end()), digits, tail.scale, unit))
+    if words:
+        for match in _WORD_NUMBER.finditer(text):
+            value = Decimal(_NUMBER_WORDS[match.group().lower()])
+            tail = read_tail(text, match.end())
+            reading = (Reading(value, Decimal(1), Decimal(1)),)
+            end = max(tail.end, match.end())
+            found.append(_Raw(match.start(), match.start(), end, reading, tail.scale, tail.unit, True))
+    return sorted(found, key=lambda r: r.start)
+
+
+def _join_ranges(text: str, raws: list[_Raw]) -> list[_Raw]:
+    """Give both ends of a range the unit and scale written once (`4–5 GW`, `€4–5 billion`)."""
+    out = list(raws)
+    for i in range(len(out) - 1):
+        a, b = out[i], out[i + 1]
+        between = text[a.end : b.start]
+        if not _RANGE.fullmatch(between) or (
+            between.strip().lower() == "and" and not _BETWEEN.search(text[: a.start])
+        ):
+            continue
+        if (a.unit and b.unit and a.unit != b.unit) or (a.scale and b.scale and a.scale != b.scale):
+            continue  # "12% to $4.2 billion": two quantities, not a range
+        scale, unit = a.scale or b.scale, b.unit or a.unit
+        out[i] = replace(a, scale=a.scale or scale, unit=a.unit or unit)
+        out[i + 1] = replace(b, scale=b.scale or scale, unit=b.unit or unit)
+    return out
+
+
+def prepare(text: str) -> str:
+    """The text quantities are read from (offsets refer to it; its lines are the text's lines):
+    NFKC, with a full-width comma kept apart from digits (`2，2024` is two numbers, not 22,024)."""
+    return normalize(text.replace("，", "， ").replace("、", "、 "))
+
+
+def quantities(text: str, claims_only: bool = True) -> list[Quantity]:
+    """The quantities in `text` (see `prepare`), claims only unless `claims_only` is False."""
+    text = prepare(text)
+    raws = _join_ranges(text, _raw_numbers(text, words=not claims_only))
+    masked = _masked(text)
+    found: list[Quantity] = []
+    for raw in raws:
+        claim = not (raw.word or _is_year(raw, text) or any(s <= raw.digits_at < e for s, e in masked))
+        if claims_only and not claim:
+            continue
+        dimension = raw.unit.dimension if raw.unit else ""
+        scaled = _scaled(raw, raw.scale, raw.unit)
+        shown = text[raw.start : raw.end].strip()
+        found.append(Quantity(shown, raw.start, raw.end, scaled, raw.digits, dimension, claim))
+    return found
