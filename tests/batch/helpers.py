@@ -10,8 +10,9 @@ from typing import Any
 
 from tests.helpers import write_scenario, write_workspace_config
 
-# Short runs: no analysis, no figures, one batch per task; the fake agent's latency makes overlap visible.
-FAST = {"analysis": "never", "max_figures": 0}
+# Short runs: no analysis, no figures, no support verifier, one batch per task; the fake agent's latency
+# makes overlap visible.
+FAST = {"analysis": "never", "max_figures": 0, "verify_support": "never"}
 
 
 def batch_folder(root: Path, **settings: object) -> Path:

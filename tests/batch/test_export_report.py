@@ -94,6 +94,11 @@ def test_measures_export_reads_knowledge_measures_when_present(
     six_jobs: FinishedBatch, tmp_path: Path
 ) -> None:
     folder = copy_of(six_jobs, tmp_path)
+    # q1 stands for a run whose knowledge.json has no measures (written before they existed).
+    older = folder / "q1" / "knowledge.json"
+    legacy = json.loads(older.read_text(encoding="utf-8"))
+    legacy.pop("measures", None)
+    older.write_text(json.dumps(legacy), encoding="utf-8")
     knowledge = folder / "q2" / "knowledge.json"
     data = json.loads(knowledge.read_text(encoding="utf-8"))
     data["measures"] = {
