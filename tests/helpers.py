@@ -40,12 +40,15 @@ def write_workspace_config(workdir: Path, browser: bool = False, **settings: obj
     pipeline tests stay fast and steady on a loaded machine; the tests that prove the browser route
     pass browser=True."""
     # One batch per executor task unless a test says otherwise: most tests count agent calls.
+    # No OS sandbox unless a test asks for one (tests/security): scenario files and call logs live
+    # in the test's tmp folder, which the sandbox hides.
     config: dict[str, object] = {
         "agent": "custom",
         "custom_command": fake_agent_command(),
         "retries": 1,
         "backoff_base": 0.01,
         "max_batches": 1,
+        "sandbox": "off",
     }
     if not browser:
         config["chromium_path"] = str(workdir / "no-chromium-here")

@@ -70,6 +70,9 @@ class Config:
     archive_timeout: float = 30.0
     archive_max_bytes: int = 15 * 1024 * 1024  # larger pages and documents are recorded as too_large
     archive_concurrency: int = 4  # pages loaded at once by one `deepresearch archive` (2 per host)
+    # the OS sandbox around agent processes (core/sandbox.py): auto | bwrap | off
+    sandbox: str = "auto"
+    sandbox_paths: list[str] = field(default_factory=list)  # extra folders agents may write in it
     # Top-K saturation per executor task (None: the value of the `effort` preset, see effort.py)
     k_initial: int | None = None
     k_expand: int | None = None
@@ -117,6 +120,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "effort": ("quick", "standard", "deep"),
     "search_strategy": ("chain", "race", "batch"),
     "analysis": ("always", "auto", "never"),
+    "sandbox": ("auto", "bwrap", "off"),
 }
 _POSITIVE = {"max_rounds", "concurrency", "agent_timeout", "breadth", "max_tasks", "archive_timeout"}
 _POSITIVE |= {"search_timeout", "k_initial", "k_expand", "min_batches", "max_batches", "saturation_threshold"}

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import shlex
-import shutil
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -12,6 +10,7 @@ from datetime import datetime
 from deepresearch.agents.runner import AgentRunner
 from deepresearch.core.budget import Budget
 from deepresearch.core.clock import utc_now
+from deepresearch.core.commands import tool_commands
 from deepresearch.core.config import Config
 from deepresearch.core.errors import StateError
 from deepresearch.core.events import EventSink, Notice
@@ -75,8 +74,8 @@ class RunContext:
     def today(self) -> str:
         return self.clock().date().isoformat()
 
-    def cli_command(self, sub: str) -> str:
-        """How an agent calls a deepresearch subcommand (the installed script, else this Python)."""
-        script = shutil.which("deepresearch")
-        base = [script] if script else [sys.executable, "-m", "deepresearch"]
-        return shlex.join([*base, sub])
+    def tool_command(self, tool: str) -> str:
+        """How a research agent runs `deepresearch search` or `archive`: the workspace's tool script
+        (core.commands), the one command its CLI's rules allow for that tool."""
+        commands = tool_commands(self.workspace)
+        return shlex.quote(str(commands.search if tool == "search" else commands.archive))
