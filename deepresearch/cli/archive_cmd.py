@@ -5,19 +5,26 @@ registry (the same page archived twice keeps its first ID); task.md is never wri
 `--json` prints one JSON array with one object per URL, in the order given: the record's fields
 (`id`, `title`, `final_url`, `status`, `archive`, `sha256`, ... and `error`/`message` on failure).
 Exit 0 when every URL is archived, 10 when any failed (every success is still printed).
+
+Inside an agent of a run (DEEPRESEARCH_SERVICE set) the run's tool service archives, with the run's
+one browser. If it cannot be reached the command archives here instead (with a warning), when it
+may write the workspace; inside the OS sandbox it may not, and fails (exit 11).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from deepresearch.core.config import load_config
-from deepresearch.core.errors import ArchiveError, UsageError
+from deepresearch.core.errors import ArchiveError, ToolServiceError, UsageError
 from deepresearch.core.workspace import Workspace
+from deepresearch.service.client import ServiceUnreachable, ToolClient, service_address
+from deepresearch.service.protocol import Caller, archive_result
 from deepresearch.sources.record import SourceRecord
 
 
@@ -57,16 +64,9 @@ def archive(
     cleaned = [url.strip() for url in urls if url.strip()]
     if not cleaned:
         raise UsageError("no URL to archive", hint="deepresearch archive https://example.org/page")
-    # Imported here: Playwright and trafilatura load only when something is archived.
-    from deepresearch.sources.archive import Archiver
-
-    config = load_config(root)
-    workspace = Workspace(root)
-    workspace.ensure()
-    with Archiver(workspace, config, screenshot=screenshot, print_pdf=print_pdf) as archiver:
-        records = archiver.archive_many(cleaned)
-        warnings = list(archiver.warnings)
-    for warning in warnings:
+    found = _archive(root, cleaned, screenshot, print_pdf)
+    records = [SourceRecord.from_dict(r) for r in found["records"]]
+    for warning in found["warnings"]:
         typer.echo(f"archive: warning: {warning}", err=True)
     if as_json:
         typer.echo(json.dumps([r.to_dict() for r in records], ensure_ascii=False, indent=2))
@@ -80,6 +80,39 @@ def archive(
             hint="each failure is listed above and recorded in .deepresearch/sources.jsonl; "
             "find another source, or retry later for timeouts and server errors",
         )
+
+
+def _archive(root: Path, urls: list[str], screenshot: bool, print_pdf: bool) -> dict[str, Any]:
+    """The archive's result (service/protocol.archive_result), from the run's service or here."""
+    address = service_address(os.environ)
+    if address is None:
+        return _archive_here(root, urls, screenshot, print_pdf)
+    try:
+        client = ToolClient(address, Caller.from_environ(os.environ))
+        return client.archive(root, urls, screenshot, print_pdf)
+    except ServiceUnreachable as exc:
+        if not os.access(Workspace(root).assets, os.W_OK):
+            raise ToolServiceError(
+                f"the run's tool service is not answering ({exc}), and this process may not write the "
+                "workspace's archives itself",
+                hint="archive later (the run restarts its service for the next agent), or cite the URL: "
+                "the orchestrator archives cited URLs",
+            ) from exc
+        typer.echo(
+            f"archive: warning: the run's tool service is not answering ({exc}); archiving here", err=True
+        )
+        return _archive_here(root, urls, screenshot, print_pdf)
+
+
+def _archive_here(root: Path, urls: list[str], screenshot: bool, print_pdf: bool) -> dict[str, Any]:
+    # Imported here: Playwright and trafilatura load only when something is archived.
+    from deepresearch.sources.archive import Archiver
+
+    workspace = Workspace(root)
+    workspace.ensure()
+    with Archiver(workspace, load_config(root), screenshot=screenshot, print_pdf=print_pdf) as archiver:
+        records = archiver.archive_many(urls)
+        return archive_result(records, list(archiver.warnings))
 
 
 def describe(record: SourceRecord) -> str:

@@ -23,6 +23,7 @@ class ExitCode(IntEnum):
     CHECK_FAILED = 8  # the report failed verification (report kept, with a Verification section)
     BUDGET = 9  # a budget ran out (e.g. `deepresearch search` at max_searches)
     ARCHIVE = 10  # `deepresearch archive` could not archive one or more URLs
+    SERVICE = 11  # inside a run: its tool service is not answering (search needs it: it holds the keys)
     INTERRUPTED = 130  # Ctrl-C / SIGTERM: the workspace is resumable
 
 
@@ -106,6 +107,12 @@ class ArchiveError(DeepResearchError):
     """One or more sources could not be archived (each failure is recorded in the registry)."""
 
     exit_code = ExitCode.ARCHIVE
+
+
+class ToolServiceError(DeepResearchError):
+    """The run's tool service (search and archive for agents) cannot be started or reached."""
+
+    exit_code = ExitCode.SERVICE
 
 
 class Interrupted(DeepResearchError):

@@ -15,6 +15,7 @@ from deepresearch.core.config import Config
 from deepresearch.core.errors import StateError
 from deepresearch.core.events import EventSink, Notice
 from deepresearch.core.workspace import Workspace
+from deepresearch.service.server import ToolService
 from deepresearch.state.model import TaskDoc
 from deepresearch.state.store import StateStore
 
@@ -31,6 +32,7 @@ class RunContext:
     doc: TaskDoc
     clock: Callable[[], datetime] = utc_now
     written: str = ""  # task.md as this run last saved (or loaded) it: anything else is a person's edit
+    tools: ToolService | None = None  # the run's tool service (search and archive, one browser)
 
     def save(self, phase: str) -> None:
         """Write task.md (atomic, with a snapshot named after the phase)."""

@@ -57,7 +57,12 @@ def collect(ctx: RunContext, output: ExecutorOutput) -> Evidence:
             to_fetch.append(source.url)
     if to_fetch:
         fetched = archive_missing(
-            ctx.workspace, ctx.config, to_fetch, sink=ctx.sink, research_date=ctx.clock().date()
+            ctx.workspace,
+            ctx.config,
+            to_fetch,
+            sink=ctx.sink,
+            research_date=ctx.clock().date(),
+            archive=ctx.tools.archive if ctx.tools is not None else None,
         )
         for source in output.sources:
             record = fetched.get(source.url)

@@ -11,6 +11,7 @@ the orchestrator adds to task.md the ones it does not hold yet.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 
 from deepresearch.core.config import Config
@@ -29,17 +30,20 @@ def archive_missing(
     *,
     sink: EventSink | None = None,
     research_date: date | None = None,
+    archive: Callable[[list[str]], list[SourceRecord]] | None = None,
 ) -> dict[str, SourceRecord]:
-    """A record for every URL: the registry's when archived already, else archived now (or failed).
-
-    The browser is launched only when some URL is not in the registry yet.
+    """A record for every URL: the registry's when archived already, else archived now (or failed),
+    by `archive` when given (the run's tool service, with the run's browser), else by an Archiver
+    of its own. A browser is launched only when some URL is not in the registry yet.
     """
-    from deepresearch.sources.archive import Archiver  # Playwright loads only when needed
-
     registry = SourceRegistry(workspace)
     found = {url: record for url in urls if (record := registry.lookup(url)) is not None}
     missing = [url for url in dict.fromkeys(urls) if url not in found]
-    if missing:
+    if missing and archive is not None:
+        found.update(zip(missing, archive(missing), strict=True))
+    elif missing:
+        from deepresearch.sources.archive import Archiver  # Playwright loads only when needed
+
         with Archiver(workspace, config, sink=sink, research_date=research_date) as archiver:
             found.update(zip(missing, archiver.archive_many(missing), strict=True))
     return {url: found[url] for url in urls}

@@ -105,4 +105,7 @@ def test_the_built_wheel_runs_a_research_outside_the_checkout(
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (outside / "report.md").is_file() and "research completed" in proc.stdout
-    assert str(venv) in (outside / "logs" / "prompts" / "E1.md").read_text()  # the archive command agents ran
+    # The archive command agents ran: the workspace's tool script, running the wheel's interpreter.
+    script = outside / ".deepresearch" / "bin" / "deepresearch-archive"
+    assert str(script) in (outside / "logs" / "prompts" / "E1.md").read_text()
+    assert str(venv) in script.read_text()
