@@ -135,6 +135,8 @@ def describe(record: SourceRecord) -> str:
         if path:
             lines.append(f"  {label + ':':10} {path}")
     lines.append(f"  sha256:    {record.sha256}")
+    if record.flags:
+        lines.append(f"  flags:     {', '.join(record.flags)}")
     if record.warning:
         lines.append(f"  warning:   {record.warning}")
     return "\n".join(lines)

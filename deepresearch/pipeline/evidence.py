@@ -18,6 +18,7 @@ from deepresearch.core.events import Notice
 from deepresearch.core.urls import normalize_url
 from deepresearch.pipeline.context import RunContext
 from deepresearch.sources.api import archive_missing, record_to_source, verify_quote_for
+from deepresearch.sources.injection import SUSPICIOUS
 from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.registry import SourceRegistry
 from deepresearch.sources.weight import authority
@@ -96,8 +97,9 @@ def _global_sources(
         record = evidence.records.get(source.id)
         if record is not None:
             row = record_to_source(record)
-            if row.type == "unknown" and source.type != "unknown":
+            if row.type == "unknown" and source.type != "unknown" and SUSPICIOUS not in row.flags:
                 # The URL did not tell; the executor read the page: take its type, and weigh it.
+                # (Never for a page that addresses AI agents: what it says about itself is suspect.)
                 row.type = source.type
                 row.authority = authority(row.type, row.url)
             if not row.published and source.published:

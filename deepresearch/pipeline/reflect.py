@@ -44,6 +44,7 @@ def assess(ctx: RunContext) -> Assessment:
         source_count=len(doc.sources),
         unverified=[f.id for f in doc.facts if f.verified is Verified.NO],
         outline=doc.outline,
+        suspicious=[s for s in doc.sources if s.id in doc.suspicious()],
     )
     step = run_step(ctx, REFLECTOR, prompt)
     if step.value is None:

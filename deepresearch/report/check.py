@@ -21,6 +21,8 @@ Rules (the References and Verification sections, code blocks and code spans are 
   whole list, a whole table, a whole quote) cites at least one source of every side (each fact of
   the conflict is a side). Citing both sides in one place is how code can tell the conflict is
   discussed rather than each side merely used.
+- suspicious_number: a sentence states a number from a source flagged suspicious (it addresses AI
+  agents) without citing that source (report/suspicious.py).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from deepresearch.report.archives import ArchiveState, archive_status, normalize
 from deepresearch.report.blocks import Block, body_blocks
 from deepresearch.report.citations import CitationGroup, block_groups
 from deepresearch.report.sentences import citations_needed, count_sentences, makes_claims
+from deepresearch.report.suspicious import suspicious_number_violations
 from deepresearch.state.model import Fact, Severity, Source, TaskDoc, Verified, id_number
 
 KINDS = (
@@ -45,6 +48,7 @@ KINDS = (
     "density",
     "bare_url",
     "unaddressed_conflict",
+    "suspicious_number",
 )
 
 URL_RE = re.compile(r"(?:https?|ftp)://[^\s<>()\[\]\"'`]+|\bwww\.[\w-]+\.[\w.-]+[^\s<>()\[\]\"'`]*", re.I)
@@ -74,6 +78,7 @@ def check_report(report_text: str, doc: TaskDoc, workspace_root: Path) -> list[V
         *_density_violations(blocks),
         *_url_violations(blocks),
         *_conflict_violations(blocks, cited, doc),
+        *(Violation(*found) for found in suspicious_number_violations(blocks, doc)),
     ]
     return sorted(set(found))
 

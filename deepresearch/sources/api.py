@@ -66,4 +66,5 @@ def record_to_source(record: SourceRecord) -> Source:
         authority=record.authority,
         archive=record.archive,
         sha256=record.sha256,
+        flags=list(record.flags),
     )

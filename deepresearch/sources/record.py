@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from deepresearch.core.clock import iso_seconds, utc_now
@@ -60,6 +60,9 @@ class SourceRecord:
     message: str = ""  # what failed, for people
     fallback: bool = False  # plain HTTP was used because no browser could be launched
     warning: str = ""
+    flags: list[str] = field(
+        default_factory=list
+    )  # suspicious: instructions aimed at AI agents (injection.py)
 
     @property
     def ok(self) -> bool:

@@ -9,6 +9,7 @@ from deepresearch.core.clock import iso_seconds, utc_now
 from deepresearch.core.files import atomic_write
 from deepresearch.core.urls import host_slug
 from deepresearch.core.workspace import Workspace
+from deepresearch.sources import injection
 from deepresearch.sources.content import Content, sha256_hex
 from deepresearch.sources.fetch import Fetched
 from deepresearch.sources.record import SourceRecord
@@ -71,7 +72,16 @@ def store_source(
         atomic_write(images / f"{stem}.pdf", fetched.page_pdf)
         record.pdf_path = record.pdf_path or ws.relative(images / f"{stem}.pdf")
     _weigh(record, content.text, ctx)
+    _flag(record, content)
     return record
+
+
+def _flag(record: SourceRecord, content: Content) -> None:
+    """Mark a page that addresses AI agents `suspicious`, saying what was found (injection.py)."""
+    findings = injection.scan(content.text, content.html)
+    if findings:
+        record.flags.append(injection.SUSPICIOUS)
+        record.warning = "; ".join(w for w in (record.warning, injection.describe(findings)) if w)
 
 
 def _weigh(record: SourceRecord, text: str, ctx: StoreContext) -> None:
