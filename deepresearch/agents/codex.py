@@ -6,9 +6,13 @@ rules are prefix matches with no "deny everything else"). What it can express is
 commands touch: each call gets a permission profile (`-c default_permissions=...` and
 `-c permissions.deepresearch.filesystem={...}`) under which commands read only the system's minimal
 folders, the workspace, the folders the tool scripts run from and codex's own helper folder, write
-only the workspace's `logs/` (where the output file is), and have no network: the tool scripts reach
-the web through the run's tool service, over its Unix socket. `-c web_search="disabled"` removes
-codex's own web search. No `--sandbox` flag: it would switch codex back to its older sandbox
+only the workspace's `logs/` (where the output file is), and reach no network address. The tool
+scripts reach the web through the run's tool service, over its Unix socket, and codex's seccomp
+filter refuses every Unix socket while the network is off: researchers therefore get the network
+"on" behind codex's own proxy (`features.network_proxy`) with no domain allowed, which blocks every
+host and every local or private address, and `dangerously_allow_all_unix_sockets` (seen with
+0.169.0: `curl` to example.com or 127.0.0.1 is refused by the proxy, the tool service answers).
+`-c web_search="disabled"` removes codex's own web search. No `--sandbox` flag: it would switch codex back to its older sandbox
 settings, which ignore the profile (so would `sandbox_mode` in the user's ~/.codex/config.toml).
 
 Output (`--json`) is JSON lines: `thread.started{thread_id}`, `item.completed{item}` (the final
@@ -30,6 +34,7 @@ from deepresearch.agents.base import (
     FailureKind,
     PermissionProfile,
     ProcessOutcome,
+    ToolProfile,
     env_home,
 )
 from deepresearch.agents.parsing import (
@@ -47,13 +52,22 @@ from deepresearch.agents.parsing import (
 
 PROFILE = "deepresearch"
 NO_WEB_SEARCH = ("-c", 'web_search="disabled"')
+# Researchers: Unix sockets (the tool service) but no host, through codex's proxy (module docstring).
+SOCKETS_ONLY = (
+    "-c",
+    f"permissions.{PROFILE}.network={{enabled = true, dangerously_allow_all_unix_sockets = true}}",
+    "-c",
+    "features.network_proxy=true",
+)
 WRITABLE = "logs"  # in the workspace: where every output file is
 PERMISSIONS = PermissionProfile(
     researcher="permission profile: read the system's minimal folders, the workspace and the tool "
-    "scripts' interpreter; write only logs/; no network; web search off",
-    writer="the same permission profile without the tool scripts' folders",
+    "scripts' interpreter; write only logs/; no host reachable (network proxy, no domain allowed), Unix "
+    "sockets allowed (the tool service); web search off",
+    writer="the same filesystem rules without the tool scripts' folders; no network",
     gaps=(
         "cannot limit which commands run (only what they read, write and reach)",
+        "cannot allow one Unix socket: researchers may connect to any (the OS sandbox hides /run's)",
         "writes: anywhere in logs/, not only the output file",
         "a sandbox_mode in ~/.codex/config.toml switches codex to its older sandbox, which ignores the profile",
     ),
@@ -79,6 +93,8 @@ class CodexBackend:
         if request.model:
             argv += ["-m", request.model]
         argv += ["-c", f'default_permissions="{PROFILE}"', "-c", filesystem_rules(request), *NO_WEB_SEARCH]
+        if request.tools is ToolProfile.RESEARCHER:
+            argv += SOCKETS_ONLY
         return [*argv, *request.extra_args, request.prompt]
 
     def build_env(self, request: AgentRequest, base: Mapping[str, str]) -> dict[str, str]:

@@ -290,10 +290,11 @@ class AgentRunner:
 def install_roots(executable: str) -> tuple[Path, ...]:
     """Where a CLI is installed: its command's folder and, for an npm install, the outermost
     `node_modules` its real path lies in (its helpers and platform packages sit beside it)."""
+    # Real paths: a sandbox (codex's own too) cannot mount a path through a symbolic link.
     command = Path(executable)
     real = command.resolve()
     modules = [parent for parent in real.parents if parent.name == "node_modules"]
-    return tuple(dict.fromkeys([command.parent, modules[-1] if modules else real.parent]))
+    return tuple(dict.fromkeys([command.parent.resolve(), modules[-1] if modules else real.parent]))
 
 
 def _short_prompt(prompt_rel: str, call: AgentCall, workspace: Workspace) -> str:

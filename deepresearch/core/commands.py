@@ -64,7 +64,8 @@ def write_tool_commands(workspace: Workspace, python: str = sys.executable) -> T
 
 def client_roots() -> tuple[Path, ...]:
     """The folders the tool scripts read when they run: the interpreter, its environment, this
-    package's source tree and the user's site-packages (for confining agents to what they need)."""
+    package's source tree and the user's site-packages (for confining agents to what they need), as
+    real paths: a sandbox cannot mount a path through a symbolic link."""
     package = Path(__file__).resolve().parent.parent
     found = [
         Path(sys.prefix),
@@ -73,4 +74,4 @@ def client_roots() -> tuple[Path, ...]:
         package.parent,
         Path(site.getusersitepackages()),
     ]
-    return tuple(dict.fromkeys(p for p in found if p.exists()))
+    return tuple(dict.fromkeys(p.resolve() for p in found if p.exists()))

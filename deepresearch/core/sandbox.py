@@ -130,7 +130,7 @@ def _system_args(confinement: Confinement) -> list[str]:
 def _file_args(confinement: Confinement) -> list[str]:
     args: list[str] = []
     home = confinement.home
-    if confinement.tmpdir is not None and not _under(confinement.tmpdir, Path("/tmp")):
+    if confinement.tmpdir is not None and confinement.tmpdir != Path("/tmp"):
         args += ["--tmpfs", str(confinement.tmpdir)]
     if home is not None and home.is_dir() and home != Path("/"):
         args += ["--tmpfs", str(home)]

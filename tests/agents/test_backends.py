@@ -126,6 +126,12 @@ CODEX_PROFILE = [
     "-c",
     'web_search="disabled"',
 ]
+CODEX_SOCKETS_ONLY = [
+    "-c",
+    "permissions.deepresearch.network={enabled = true, dangerously_allow_all_unix_sockets = true}",
+    "-c",
+    "features.network_proxy=true",
+]
 GEMINI_WRITER = ["--approval-mode", "default", "--policy", "/runs/q1/.deepresearch/gemini/policies/planner"]
 GEMINI_RESEARCHER = ["--approval-mode", "default", "--policy", "/runs/q1/.deepresearch/gemini/policies/E1"]
 EXTRA = ("--verbose", "--x=1")
@@ -170,7 +176,7 @@ EXTRA = ("--verbose", "--x=1")
             RESEARCHER,
             "gpt-5",
             EXTRA,
-            [*CODEX_HEAD, "-m", "gpt-5", *CODEX_PROFILE, *EXTRA, PROMPT],
+            [*CODEX_HEAD, "-m", "gpt-5", *CODEX_PROFILE, *CODEX_SOCKETS_ONLY, *EXTRA, PROMPT],
         ),
         (
             CopilotBackend(),
