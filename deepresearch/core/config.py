@@ -293,7 +293,14 @@ def env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
             layer.setdefault("search_base_urls", {})[role] = value
         elif key in hints and key not in ("roles", "backend_args", "search_base_urls"):
             layer[key] = value if value != "" else None
-        elif key not in ("home", "debug", "workdir"):
+        elif key not in (
+            "home",
+            "debug",
+            "workdir",
+            "service",
+            "task",
+            "call",
+        ):  # not settings: set for agents
             raise ConfigError(name, "environment", "unknown setting")
     if roles:
         layer["roles"] = roles

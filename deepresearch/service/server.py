@@ -208,10 +208,10 @@ class ToolService:
             return failure(UsageError(f"the tool service could not read the request: {exc}"))
         started = time.monotonic()
         entry: dict[str, Any] = {"op": request.op, **_caller(request.caller)}
+        entry.update({"query": request.query} if request.op == "search" else {"urls": list(request.urls)})
         try:
             self._check_workspace(request)
             if request.op == "search":
-                entry["query"] = request.query
                 outcome = run_search(
                     self.workspace,
                     self.config,
@@ -223,7 +223,6 @@ class ToolService:
                 result = search_result(outcome)
                 entry.update(results=len(outcome.results), cached=outcome.cached)
             else:
-                entry["urls"] = list(request.urls)
                 records, warnings = self._archive(list(request.urls), request.screenshot, request.pdf)
                 result = archive_result(records, warnings)
                 entry["ids"] = [r.id or f"failed: {r.error}" for r in records]
