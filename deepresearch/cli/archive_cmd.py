@@ -6,26 +6,21 @@ registry (the same page archived twice keeps its first ID); task.md is never wri
 (`id`, `title`, `final_url`, `status`, `archive`, `sha256`, ... and `error`/`message` on failure).
 Exit 0 when every URL is archived, 10 when any failed (every success is still printed).
 
-Inside an agent of a run (DEEPRESEARCH_SERVICE set) the run's tool service archives, with the run's
-one browser. If it cannot be reached the command archives here instead (with a warning), when it
-may write the workspace; inside the OS sandbox it may not, and fails (exit 11).
+Inside an agent of a run the run's tool service archives, with the run's one browser (see
+cli/tool_run.py).
 """
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from deepresearch.core.config import load_config
-from deepresearch.core.errors import ArchiveError, ToolServiceError, UsageError
-from deepresearch.core.workspace import Workspace
-from deepresearch.service.client import ServiceUnreachable, ToolClient, service_address
-from deepresearch.service.protocol import Caller, archive_result
-from deepresearch.sources.record import SourceRecord
+from deepresearch.cli.tool_run import describe, run_archive_command, workspace_root
+
+__all__ = ["archive", "describe", "register"]
 
 
 def register(app: typer.Typer) -> None:
@@ -58,85 +53,10 @@ def archive(
     ] = False,
 ) -> None:
     """Archive each URL, print its record (or its failure), exit 10 if any failed."""
-    root = (workdir or Path.cwd()).resolve()
-    if not root.is_dir():
-        raise UsageError(f"workspace folder not found: {root}", hint="pass --workdir DIR of a run folder")
-    cleaned = [url.strip() for url in urls if url.strip()]
-    if not cleaned:
-        raise UsageError("no URL to archive", hint="deepresearch archive https://example.org/page")
-    found = _archive(root, cleaned, screenshot, print_pdf)
-    records = [SourceRecord.from_dict(r) for r in found["records"]]
-    for warning in found["warnings"]:
-        typer.echo(f"archive: warning: {warning}", err=True)
-    if as_json:
-        typer.echo(json.dumps([r.to_dict() for r in records], ensure_ascii=False, indent=2))
-    else:
-        typer.echo("\n\n".join(describe(r) for r in records))
-    failed = [r for r in records if not r.ok]
-    if failed:
-        kinds = ", ".join(sorted({r.error for r in failed}))
-        raise ArchiveError(
-            f"{len(failed)} of {len(records)} URL{'s' * (len(records) != 1)} could not be archived ({kinds})",
-            hint="each failure is listed above and recorded in .deepresearch/sources.jsonl; "
-            "find another source, or retry later for timeouts and server errors",
-        )
-
-
-def _archive(root: Path, urls: list[str], screenshot: bool, print_pdf: bool) -> dict[str, Any]:
-    """The archive's result (service/protocol.archive_result), from the run's service or here."""
-    address = service_address(os.environ)
-    if address is None:
-        return _archive_here(root, urls, screenshot, print_pdf)
-    try:
-        client = ToolClient(address, Caller.from_environ(os.environ))
-        return client.archive(root, urls, screenshot, print_pdf)
-    except ServiceUnreachable as exc:
-        if not os.access(Workspace(root).assets, os.W_OK):
-            raise ToolServiceError(
-                f"the run's tool service is not answering ({exc}), and this process may not write the "
-                "workspace's archives itself",
-                hint="archive later (the run restarts its service for the next agent), or cite the URL: "
-                "the orchestrator archives cited URLs",
-            ) from exc
-        typer.echo(
-            f"archive: warning: the run's tool service is not answering ({exc}); archiving here", err=True
-        )
-        return _archive_here(root, urls, screenshot, print_pdf)
-
-
-def _archive_here(root: Path, urls: list[str], screenshot: bool, print_pdf: bool) -> dict[str, Any]:
-    # Imported here: Playwright and trafilatura load only when something is archived.
-    from deepresearch.sources.archive import Archiver
-
-    workspace = Workspace(root)
-    workspace.ensure()
-    with Archiver(workspace, load_config(root), screenshot=screenshot, print_pdf=print_pdf) as archiver:
-        records = archiver.archive_many(urls)
-        return archive_result(records, list(archiver.warnings))
-
-
-def describe(record: SourceRecord) -> str:
-    """A record as a few readable lines: ID, title, URL, facts about it, and its files."""
-    if not record.ok:
-        return f"FAILED {record.url}\n  {record.error}: {record.message}"
-    lines = [f"{record.id}  {record.title}", f"  url:       {record.final_url}"]
-    if record.url != record.final_url:
-        lines.append(f"  requested: {record.url}")
-    lines.append(
-        f"  {record.status} (HTTP {record.http_status}, {record.content_type}) · type: {record.source_type} · "
-        f"published: {record.published or 'unknown'} · fetched: {record.fetched} · weight: {record.weight}"
-    )
-    lines.append(f"  text:      {record.archive}")
-    for label, path in (
-        ("html", record.html_path),
-        ("pdf", record.pdf_path),
-        ("image", record.screenshot_path),
-    ):
-        if path:
-            lines.append(f"  {label + ':':10} {path}")
-    lines.append(f"  sha256:    {record.sha256}")
-    if record.flags:
-        lines.append(f"  flags:     {', '.join(record.flags)}")
-    if record.warning:
-        lines.append(f"  warning:   {record.warning}")
-    return "\n".join(lines)
+    root = workspace_root(workdir, os.environ)
+    printed = run_archive_command(urls, as_json, screenshot, print_pdf, root, os.environ)
+    for line in printed.stderr:
+        typer.echo(line, err=True)
+    typer.echo(printed.stdout)
+    if printed.error is not None:
+        raise printed.error

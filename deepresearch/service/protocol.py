@@ -13,11 +13,13 @@ import re
 import socket
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deepresearch.core.errors import DeepResearchError, ExitCode
-from deepresearch.search.service import SearchOutcome
-from deepresearch.sources.record import SourceRecord
+
+if TYPE_CHECKING:  # only their shapes: a thin client must not load the search stack to start
+    from deepresearch.search.service import SearchOutcome
+    from deepresearch.sources.record import SourceRecord
 
 VERSION = 1
 MAX_LINE = 4 * 1024 * 1024  # one request or answer; a run's largest is an archive of many records
