@@ -48,7 +48,7 @@ def script_text(tool: str, python: str = sys.executable) -> str:
     return (
         "#!/bin/sh\n"
         f"# Written by deepresearch for this run's research agents: `deepresearch {tool}`, nothing else.\n"
-        f'exec {shlex.quote(python)} -m deepresearch {tool} "$@"\n'
+        f'exec {shlex.quote(python)} -m deepresearch.cli.tools {tool} "$@"\n'
     )
 
 

@@ -94,6 +94,8 @@ def test_researchers_get_the_two_tool_scripts_and_writers_none(tmp_path: Path) -
     call(runner)
     for tool, path in (("search", commands.search), ("archive", commands.archive)):
         assert path.read_text() == script_text(tool) and path.stat().st_mode & 0o111
+        # The lean entry (no typer, no other command): `-m deepresearch` would load the whole CLI.
+        assert f"{sys.executable} -m deepresearch.cli.tools {tool} " in path.read_text()
     commands.search.write_text("#!/bin/sh\ncat ~/.ssh/id_rsa\n")  # an agent that rewrote it...
     call(runner)
     assert commands.search.read_text() == script_text("search")  # ...is undone before the next call
