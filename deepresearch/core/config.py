@@ -195,6 +195,8 @@ def _check_range(key: str, value: Any, source: str) -> None:
         raise ConfigError(key, source, f"must not be negative, got {value!r}")
     if key == "quality_threshold" and not 0 <= value <= 10:
         raise ConfigError(key, source, f"must be between 0 and 10, got {value!r}")
+    if key == "sandbox_paths" and (relative := [v for v in value if not Path(v).expanduser().is_absolute()]):
+        raise ConfigError(key, source, f"must be absolute paths (or start with ~), got {', '.join(relative)}")
     if key == "search_providers" and set(value) - set(SEARCH_PROVIDERS):
         unknown = ", ".join(sorted(set(value) - set(SEARCH_PROVIDERS)))
         raise ConfigError(key, source, f"unknown provider {unknown}; known: {', '.join(SEARCH_PROVIDERS)}")
