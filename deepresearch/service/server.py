@@ -90,10 +90,12 @@ class ToolService:
         self.stop()
 
     def start(self) -> None:
-        """Listen on the workspace's socket (replacing a stale one); ToolServiceError when a live
-        service already listens there or the socket cannot be made."""
+        """Listen on the workspace's socket (replacing a stale one) and start the browser in the
+        background; ToolServiceError when a live service already listens there or the socket cannot
+        be made."""
         with self._lock:
             self._listen()
+            self._shared_archiver()
 
     def stop(self) -> None:
         """Stop listening, remove the socket, close the browser."""
@@ -255,11 +257,15 @@ class ToolService:
         self._log({**entry, "ok": True, "seconds": _since(started)})
         return records
 
+    def _shared_archiver(self) -> SharedArchiver:
+        """The run's archiver (created, and its browser started, once); call under `_lock`."""
+        if self._archiver is None:
+            self._archiver = SharedArchiver(self.workspace, self.config, self.sink, self.research_date)
+        return self._archiver
+
     def _archive(self, urls: list[str], screenshot: bool, pdf: bool) -> tuple[list[SourceRecord], list[str]]:
         with self._lock:
-            if self._archiver is None:
-                self._archiver = SharedArchiver(self.workspace, self.config, self.sink, self.research_date)
-            archiver = self._archiver
+            archiver = self._shared_archiver()
         found = archiver.archive(urls, screenshot, pdf)
         with self._log_lock:
             launched, self._launches_logged = archiver.launches - self._launches_logged, archiver.launches

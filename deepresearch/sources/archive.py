@@ -86,6 +86,11 @@ class Archiver:
         self._loop.close()
         self._loop = None
 
+    async def ready(self) -> None:
+        """Launch the browser now (or learn that none can start), before the first page needs it."""
+        self._start_lock = self._start_lock or asyncio.Lock()
+        await self._ensure_browser()
+
     async def aclose(self) -> None:
         """Close the browser (on the loop that drove it)."""
         if self._browser is not None:
