@@ -25,6 +25,9 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "deepresearch.cli.check_cmd",
     "deepresearch.cli.status_cmd",
     "deepresearch.cli.doctor_cmd",
+    "deepresearch.cli.batch_cmd",
+    "deepresearch.cli.export_cmd",
+    "deepresearch.cli.report_cmd",
 )
 
 

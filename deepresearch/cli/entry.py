@@ -17,7 +17,9 @@ def run_app(app: typer.Typer, argv: list[str] | None = None) -> None:
     exit codes."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        app(args=args, prog_name="deepresearch", standalone_mode=False)
+        # Not standalone: typer returns the exit code of an Exit (its Ctrl-C is Exit(130)) instead of
+        # exiting, so every outcome is decided here.
+        code = app(args=args, prog_name="deepresearch", standalone_mode=False)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except typer.Abort:
@@ -32,4 +34,6 @@ def run_app(app: typer.Typer, argv: list[str] | None = None) -> None:
         sys.exit(int(ExitCode.USAGE))
     except (Exception, KeyboardInterrupt) as exc:
         sys.exit(exit_code_for(exc, debug_requested(args)))
-    sys.exit(0)
+    if code == ExitCode.INTERRUPTED:
+        print(INTERRUPTED, file=sys.stderr)
+    sys.exit(code if isinstance(code, int) else 0)

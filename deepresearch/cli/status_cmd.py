@@ -13,7 +13,7 @@ from rich.console import Console
 
 from deepresearch.core.errors import UsageError
 from deepresearch.core.workspace import Workspace
-from deepresearch.pipeline.status import load_view
+from deepresearch.pipeline.status import load_view, task_md_error
 from deepresearch.ui.render import render_view
 
 PIPE_WIDTH = 200
@@ -36,6 +36,9 @@ def status(
     if not workspace.root.is_dir():
         raise UsageError(f"no such folder: {workspace.root}")
     view = load_view(workspace)
+    problem = task_md_error(workspace) if view.doc is None else None
+    if problem is not None:  # nothing to show instead: say what is wrong and where, like a run does
+        raise problem
     if view.doc is None and not view.progress.question:
         raise UsageError(
             f"no run in {workspace.root} (no task.md, no logs/events.jsonl)",

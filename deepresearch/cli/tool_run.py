@@ -4,10 +4,10 @@ Both front ends call these: the full CLI (`search_cmd.py`, `archive_cmd.py`) and
 tool scripts of a run use (`tools.py`, which starts without typer). Inside an agent of a run
 (DEEPRESEARCH_SERVICE set) the run's tool service does the work; run by hand, the command does.
 
-- search: if the service cannot be reached, it fails (exit 11) rather than search without the
+- search: if the service cannot be reached, it fails (exit 12) rather than search without the
   providers' keys, which agents never get.
 - archive: if the service cannot be reached, it archives here (with a warning) when it may write the
-  workspace's archives; inside the OS sandbox it may not, and fails (exit 11).
+  workspace's archives; inside the OS sandbox it may not, and fails (exit 12).
 """
 
 from __future__ import annotations
@@ -57,20 +57,28 @@ def run_search_command(query: str, k: int, as_json: bool, root: Path, environ: M
         raise UsageError("the search query is empty", hint='deepresearch search "what to look for"')
     if not 1 <= k <= MAX_K:
         raise UsageError(f"-k must be between 1 and {MAX_K}, got {k}")
-    found = _search(root, query.strip(), k, environ)
+    notices: list[str] = []
+    found = _search(root, query.strip(), k, environ, notices)
     shown = json.dumps(found["results"], ensure_ascii=False, indent=2) if as_json else _plain(found)
-    stderr = [f"search: skipped {skipped}" for skipped in found["skipped"]]
+    stderr = [*notices, *(f"search: skipped {skipped}" for skipped in found["skipped"])]
     return Printed(shown, [*stderr, f"search: {_status(found)}"])
 
 
-def _search(root: Path, query: str, k: int, environ: Mapping[str, str]) -> dict[str, Any]:
+def _search(root: Path, query: str, k: int, environ: Mapping[str, str], notices: list[str]) -> dict[str, Any]:
     address = service_address(environ)
     if address is None:
         from deepresearch.core.config import load_config
+        from deepresearch.core.events import Event, Notice
         from deepresearch.search import run_search
         from deepresearch.service.protocol import search_result
 
-        return search_result(run_search(Workspace(root), load_config(root), query, k=k, environ=environ))
+        def warn(event: Event) -> None:
+            # Notices from the search (a damaged cache entry) go to stderr, beside the provider lines.
+            if isinstance(event, Notice):
+                notices.append(f"search: {event.level}: {event.message}")
+
+        outcome = run_search(Workspace(root), load_config(root), query, k=k, environ=environ, sink=warn)
+        return search_result(outcome)
     try:
         return ToolClient(address, Caller.from_environ(environ)).search(root, query, k)
     except ServiceUnreachable as exc:

@@ -58,21 +58,40 @@ def exhausted_reason(config: Config, spent: Spent) -> str | None:
     return None
 
 
-def read_ledger(path: Path) -> tuple[int, float]:
-    """(agent calls, cost in USD) in a usage ledger. Every line is a call that happened; a line cut
-    short by a crash still counts as a call, but its cost cannot be read."""
+@dataclass(frozen=True)
+class LedgerUsage:
+    """What a usage ledger records: agent calls, tokens and cost, across sessions."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+def ledger_usage(path: Path) -> LedgerUsage:
+    """Calls, tokens and cost in a usage ledger. Every line is a call that happened; a line cut
+    short by a crash still counts as a call, but its tokens and cost cannot be read."""
     if not path.is_file():
-        return 0, 0.0
-    calls, cost = 0, 0.0
+        return LedgerUsage()
+    calls, tokens_in, tokens_out, cost = 0, 0, 0, 0.0
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue
         calls += 1
         try:
-            cost += float(json.loads(line).get("cost_usd") or 0.0)
+            entry = json.loads(line)
+            cost += float(entry.get("cost_usd") or 0.0)
+            tokens_in += int(entry.get("input_tokens") or 0)
+            tokens_out += int(entry.get("output_tokens") or 0)
         except (json.JSONDecodeError, AttributeError, TypeError, ValueError):
             continue
-    return calls, cost
+    return LedgerUsage(calls, tokens_in, tokens_out, cost)
+
+
+def read_ledger(path: Path) -> tuple[int, float]:
+    """(agent calls, cost in USD) in a usage ledger (see `ledger_usage`)."""
+    usage = ledger_usage(path)
+    return usage.calls, usage.cost_usd
 
 
 class Budget:
@@ -159,14 +178,14 @@ class Budget:
                     hint="stop searching and work with what you have: read and archive the sources already "
                     "found (a query already searched still answers from the cache for free)",
                 )
-            atomic_write(self.search_counter, json.dumps({"used": used + 1}))
+            atomic_write(self.search_counter, json.dumps({"used": used + 1}), durable=False)
             return used + 1
 
     def refund_search(self) -> int:
         """Give back a reserved search that no provider answered (nothing was obtained for it)."""
         with file_lock(self._search_lock()):
             used = max(self._read_searches() - 1, 0)
-            atomic_write(self.search_counter, json.dumps({"used": used}))
+            atomic_write(self.search_counter, json.dumps({"used": used}), durable=False)
             return used
 
     # --- the rules -----------------------------------------------------------------------------

@@ -23,7 +23,8 @@ class ExitCode(IntEnum):
     CHECK_FAILED = 8  # the report failed verification (report kept, with a Verification section)
     BUDGET = 9  # a budget ran out (e.g. `deepresearch search` at max_searches)
     ARCHIVE = 10  # `deepresearch archive` could not archive one or more URLs
-    SERVICE = 11  # inside a run: its tool service is not answering (search needs it: it holds the keys)
+    BATCH_INCOMPLETE = 11  # `deepresearch batch`: some jobs failed or were left (batch.json lists them)
+    SERVICE = 12  # inside a run: its tool service is not answering (search needs it: it holds the keys)
     INTERRUPTED = 130  # Ctrl-C / SIGTERM: the workspace is resumable
 
 
@@ -107,6 +108,12 @@ class ArchiveError(DeepResearchError):
     """One or more sources could not be archived (each failure is recorded in the registry)."""
 
     exit_code = ExitCode.ARCHIVE
+
+
+class BatchIncompleteError(DeepResearchError):
+    """Some jobs of a batch failed after their retries, or could not be read from the batch file."""
+
+    exit_code = ExitCode.BATCH_INCOMPLETE
 
 
 class ToolServiceError(DeepResearchError):

@@ -10,6 +10,8 @@ person drives on the terminal (their editor) goes through `run_in_terminal`.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import os
 import signal
 import subprocess
@@ -38,8 +40,9 @@ class ProcessOutcome:
 class ProcessRunner:
     """Starts processes and keeps track of the live ones so they can all be stopped at once."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic, grace: float = _GRACE_SECONDS) -> None:
         self._clock = clock
+        self._grace = grace  # a child that cleans up on SIGTERM (a whole run) needs longer than an agent
         self._live: dict[int, subprocess.Popen[bytes]] = {}
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -52,9 +55,13 @@ class ProcessRunner:
         timeout: float,
         log_path: Path,
         on_start: Callable[[int], None] | None = None,
+        die_with_parent: bool = False,
     ) -> ProcessOutcome:
         """Run `argv` with stdin from /dev/null, stream stdout+stderr to `log_path`, and return
-        what happened; on timeout or `stop_all()` the whole process group is killed."""
+        what happened; on timeout or `stop_all()` the whole process group is killed.
+
+        `die_with_parent`: the child gets SIGTERM when this process dies, even by SIGKILL (Linux), so
+        a killed batch or Ray worker never leaves a run behind holding its workspace."""
         if self._stopping.is_set():
             return ProcessOutcome(None, "", "", 0.0, interrupted=True)
         log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -63,14 +70,12 @@ class ProcessRunner:
             header = f"=== {time.strftime('%Y-%m-%dT%H:%M:%S')} $ {' '.join(argv)}\n"
             log.write(header.encode())
             log.flush()
-            proc = subprocess.Popen(
-                list(argv),
-                cwd=str(cwd),
-                env=dict(env),
+            proc = _spawn(
+                argv,
+                cwd=cwd,
+                env=env,
                 stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
+                preexec=_parent_death_signal() if die_with_parent else None,
             )
             with self._lock:
                 self._live[proc.pid] = proc
@@ -108,7 +113,7 @@ class ProcessRunner:
         # Killed by stop_all (or about to be): the call did not finish on its own.
         interrupted = self._stopping.is_set() and (proc.returncode is None or proc.returncode < 0)
         # The call is over: nothing it spawned may outlive it (and keep our pipes open).
-        kill_group(proc)
+        kill_group(proc, self._grace)
         for reader in readers:
             reader.join(timeout=5)
         exit_code = None if (timed_out or interrupted) else proc.returncode
@@ -131,7 +136,7 @@ class ProcessRunner:
         with self._lock:
             live = list(self._live.values())
         for proc in live:
-            kill_group(proc)
+            kill_group(proc, self._grace)
 
     @property
     def live_pids(self) -> list[int]:
@@ -149,8 +154,29 @@ def _pump(stream: IO[bytes], sink: list[bytes], log: IO[bytes], lock: threading.
     stream.close()
 
 
-def kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM the process group, then SIGKILL whatever is left after a short grace period."""
+def _parent_death_signal() -> Callable[[], None] | None:
+    """A pre-exec hook asking Linux to SIGTERM the child when its parent dies (None elsewhere).
+
+    The libc function is looked up here, before the fork: the hook itself only calls it."""
+    name = ctypes.util.find_library("c")
+    if not name or os.uname().sysname != "Linux":
+        return None
+    prctl = ctypes.CDLL(name, use_errno=True).prctl
+    parent = os.getpid()
+
+    def hook() -> None:
+        prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the request took effect
+            os._exit(1)
+
+    return hook
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def kill_group(proc: subprocess.Popen[bytes], grace: float = _GRACE_SECONDS) -> None:
+    """SIGTERM the process group, then SIGKILL whatever is left after a grace period."""
     try:
         pgid = os.getpgid(proc.pid)
     except ProcessLookupError:
@@ -160,7 +186,7 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
             os.killpg(pgid, sig)
         if sig == signal.SIGTERM:
             with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=_GRACE_SECONDS)
+                proc.wait(timeout=grace)
             if not _group_alive(pgid):
                 break
     with contextlib.suppress(subprocess.TimeoutExpired):
@@ -186,10 +212,7 @@ def run_captured(
     """Run a short child in its own process group with `input_text` on stdin; capture its output.
     Past `timeout` seconds the whole group is killed and the outcome says `timed_out`."""
     start = time.monotonic()
-    proc = subprocess.Popen(
-        list(argv), cwd=str(cwd) if cwd else None, env=dict(env) if env is not None else None,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-    )  # fmt: skip
+    proc = _spawn(argv, cwd=cwd, env=env, stdin=subprocess.PIPE)
     try:
         out, err = proc.communicate(input_text.encode("utf-8"), timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -202,7 +225,32 @@ def run_captured(
 def run_in_terminal(argv: Sequence[str]) -> int:
     """Run a program the person uses on this terminal (their editor) and wait; its exit status.
     It stays in our process group so it owns the terminal while it runs."""
-    return subprocess.run(list(argv), check=False).returncode
+    return _spawn(argv, capture=False, own_group=False).wait()
+
+
+def _spawn(
+    argv: Sequence[str],
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    stdin: int | None = None,
+    capture: bool = True,
+    own_group: bool = True,
+    preexec: Callable[[], None] | None = None,
+) -> subprocess.Popen[bytes]:
+    """The one place a process is started: in its own session (process group) unless it must share
+    our terminal, with stdout and stderr piped unless it talks to the person directly."""
+    pipe = subprocess.PIPE if capture else None
+    return subprocess.Popen(
+        list(argv),
+        cwd=str(cwd) if cwd is not None else None,
+        env=dict(env) if env is not None else None,
+        stdin=stdin,
+        stdout=pipe,
+        stderr=pipe,
+        start_new_session=own_group,
+        preexec_fn=preexec,
+    )
 
 
 def _text(data: bytes | None) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+import unicodedata
 from typing import Any
 
 from matplotlib.axes import Axes
@@ -128,20 +129,54 @@ def _pie(ax: Axes, spec: Spec) -> None:
     ax.set_aspect("equal")
 
 
-def _table(ax: Axes, spec: Spec) -> None:
+TABLE_CHARS = 84  # characters that fit across a table figure at the table's font size
+MIN_COLUMN_CHARS = 10
+
+
+def display_width(text: str) -> int:
+    """Columns `text` takes in a table: a wide (CJK) character counts as two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _column_chars(cells: list[list[str]]) -> list[int]:
+    """Each column's width in characters: its longest text, the widest cut down until all fit."""
+    widths = [max(4, *(display_width(row[c]) for row in cells)) for c in range(len(cells[0]))]
+    while sum(widths) > TABLE_CHARS and max(widths) > MIN_COLUMN_CHARS:
+        widths[widths.index(max(widths))] -= 1
+    return widths
+
+
+def _wrap(text: str, width: int) -> str:
+    """`text` in lines of at most `width` display columns (CJK text has no spaces to break at)."""
+    chars = max(1, width * len(text) // max(1, display_width(text)))
+    return "\n".join(textwrap.wrap(text, chars, break_long_words=True)) or text
+
+
+def table_cells(spec: Spec) -> tuple[list[list[str]], list[float]]:
+    """The table's rows (header first) with text wrapped to fit, and each column's share of the width."""
     rows = _labels(spec)
     named = any(s["name"] for s in spec["series"])
     columns = [s["name"] for s in spec["series"]] if named else [_axis_title(spec) or "Value"]
-    cells = []
+    cells = [[spec["x_label"], *columns]]
     for row in rows:
         values = [{p["label"]: p["value_text"] for p in s["points"]}.get(row, "—") for s in spec["series"]]
         cells.append([row, *values])
+    widths = _column_chars(cells)
+    wrapped = [[_wrap(text, width) for text, width in zip(row, widths, strict=True)] for row in cells]
+    return wrapped, [w / sum(widths) for w in widths]
+
+
+def _table(ax: Axes, spec: Spec) -> None:
+    cells, shares = table_cells(spec)
     ax.axis("off")
-    table = ax.table(cellText=cells, colLabels=[spec["x_label"], *columns], loc="center", cellLoc="center")
+    # Columns sized to their text and long labels wrapped: every label stays inside the figure.
+    table = ax.table(cellText=cells[1:], colLabels=cells[0], colWidths=shares, loc="center", cellLoc="center")
     table.auto_set_font_size(False)
     table.set_fontsize(STYLE["font_size"])
-    table.scale(1, 1.4)
+    lines = [max(cell.count("\n") + 1 for cell in row) for row in cells]
+    unit = 1.0 / sum(lines)  # the table fills the axes' height, each row as tall as its lines
     for (line, _col), cell in table.get_celld().items():
+        cell.set_height(unit * lines[line])
         cell.set_edgecolor(STYLE["grid_color"])
         if line == 0:
             cell.set_facecolor(STYLE["header_color"])
@@ -154,8 +189,10 @@ DRAW = {"bar": _bars, "grouped_bar": _bars, "line": _line, "scatter": _scatter, 
 def draw(spec: Spec) -> Figure:
     """A matplotlib Figure for the spec (fonts must be set in rcParams beforehand)."""
     width, height = STYLE["figsize"]
-    if spec["type"] == "table":  # a table is as tall as its rows
-        height = min(12.0, 0.9 + 0.32 * (len(_labels(spec)) + 1))
+    if spec["type"] == "table":  # a table is as tall as its rows' lines
+        cells, _ = table_cells(spec)
+        lines = sum(max(cell.count("\n") + 1 for cell in row) for row in cells)
+        height = min(16.0, 0.9 + 0.3 * lines)
     figure = Figure(figsize=(width, height), dpi=STYLE["dpi"], layout="constrained")
     ax = figure.add_subplot()
     DRAW[spec["type"]](ax, spec)

@@ -52,7 +52,9 @@ class RenderedFigure:
 def save_figures(workspace_root: Path, figures: list[RenderedFigure]) -> Path:
     """Write the manifest atomically; returns its path."""
     path = workspace_root / MANIFEST
-    atomic_write(path, json.dumps([f.to_dict() for f in figures], ensure_ascii=False, indent=2) + "\n")
+    atomic_write(
+        path, json.dumps([f.to_dict() for f in figures], ensure_ascii=False, indent=2) + "\n", durable=False
+    )
     return path
 
 

@@ -83,6 +83,19 @@ def read_doc(workspace: Workspace) -> tuple[TaskDoc | None, str]:
     return doc, f"task.md cannot be read right now ({problem}); showing {workspace.relative(snapshot)}"
 
 
+def task_md_error(workspace: Workspace) -> StateError | None:
+    """Why the workspace's task.md does not parse or validate (naming its line), or None when it
+    does or is absent."""
+    store = StateStore(workspace)
+    if not store.exists():
+        return None
+    try:
+        store.load()
+    except StateError as exc:
+        return exc
+    return None
+
+
 def _parse_snapshot(workspace: Workspace, snapshot: Path) -> TaskDoc | None:
     try:
         return parse_task_md(snapshot.read_text(encoding="utf-8"), path=workspace.relative(snapshot))

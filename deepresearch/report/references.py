@@ -11,7 +11,7 @@ from deepresearch.report.archives import archive_path
 from deepresearch.report.blocks import strip_generated_sections
 from deepresearch.report.check import Violation
 from deepresearch.report.citations import cited_in_order
-from deepresearch.report.stats import citation_stats, format_age, share
+from deepresearch.report.stats import citation_stats, format_ages, share
 from deepresearch.state.model import Source, TaskDoc
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~!#])")
@@ -61,6 +61,7 @@ def _mix_text(mix: dict[str, int]) -> str:
 
 def _statistics(doc: TaskDoc, cited: list[str]) -> list[str]:
     st = citation_stats(doc, cited)
+    cited_age, all_age = format_ages(st.median_age_days_cited, st.median_age_days_all)
     rows = [
         ("Sources cited", share(st.sources_cited, st.sources_total)),
         ("Total sources", str(st.sources_total)),
@@ -69,8 +70,8 @@ def _statistics(doc: TaskDoc, cited: list[str]) -> list[str]:
         ("Distinct domains", f"{st.domains_cited} cited · {st.domains_total} in total"),
         ("Authority mix (cited)", _mix_text(st.authority_cited)),
         ("Authority mix (all)", _mix_text(st.authority_all)),
-        ("Median source age (cited)", format_age(st.median_age_days_cited)),
-        ("Median source age (all)", format_age(st.median_age_days_all)),
+        ("Median source age (cited)", cited_age),
+        ("Median source age (all)", all_age),
     ]
     return ["| Statistic | Value |", "| --- | --- |", *(f"| {name} | {value} |" for name, value in rows)]
 

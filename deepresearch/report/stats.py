@@ -87,15 +87,30 @@ def citation_stats(doc: TaskDoc, cited_ids: list[str]) -> CitationStats:
     )
 
 
-def format_age(days: float | None) -> str:
-    """An age for people: days under two months, months under two years, then years."""
+def age_unit(days: float) -> str:
+    """The unit an age reads best in: days under two months, months under two years, then years."""
+    return "days" if days < 60 else "months" if days < 730 else "years"
+
+
+def format_age(days: float | None, unit: str | None = None) -> str:
+    """An age for people, in `unit` (days, months or years; default: the one that reads best).
+    Ages shown side by side share one unit, so they can be compared at a glance."""
     if days is None:
         return "unknown"
-    if days < 60:
+    unit = unit or age_unit(days)
+    if unit == "days":
         return f"{days:.0f} day{'s' * (round(days) != 1)}"
-    if days < 730:
-        return f"{days / 30.44:.0f} months"
+    if unit == "months":
+        months = days / 30.44
+        return f"{months:.0f} month{'s' * (round(months) != 1)}"
     return f"{days / 365.25:.1f} years"
+
+
+def format_ages(*ages: float | None) -> list[str]:
+    """Several ages in the unit that reads best for the largest of them."""
+    known = [a for a in ages if a is not None]
+    unit = age_unit(max(known)) if known else None
+    return [format_age(a, unit) for a in ages]
 
 
 def share(part: int, whole: int, unit: str = "") -> str:

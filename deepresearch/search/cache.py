@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 from collections.abc import Sequence
 from pathlib import Path
 
 from deepresearch.core.files import atomic_write
 from deepresearch.core.workspace import Workspace
 from deepresearch.search.model import SearchResult
-
-log = logging.getLogger("deepresearch.search")
 
 
 def cache_dir(workspace: Workspace) -> Path:
@@ -31,18 +28,17 @@ def cache_key(query: str, k: int, strategy: str, providers: Sequence[str]) -> st
     return hashlib.sha256(identity.encode("utf-8")).hexdigest()[:32]
 
 
-def load(workspace: Workspace, key: str) -> list[SearchResult] | None:
-    """The cached results for `key`, or None on a miss."""
+def load(workspace: Workspace, key: str) -> tuple[list[SearchResult] | None, str]:
+    """The cached results for `key` (None on a miss), and why an entry was ignored ("" if none was)."""
     path = cache_dir(workspace) / f"{key}.json"
     if not path.is_file():
-        return None
+        return None, ""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return [SearchResult.from_dict(item) for item in data["results"]]
+        return [SearchResult.from_dict(item) for item in data["results"]], ""
     except (ValueError, KeyError, TypeError) as exc:
         # The cache is disposable: a damaged entry costs one search again, never a failure.
-        log.warning("ignoring damaged search cache entry %s: %s", path, exc)
-        return None
+        return None, f"ignoring damaged search cache entry {workspace.relative(path)}: {exc}"
 
 
 def store(workspace: Workspace, key: str, query: str, results: Sequence[SearchResult]) -> None:
@@ -50,4 +46,4 @@ def store(workspace: Workspace, key: str, query: str, results: Sequence[SearchRe
     folder = cache_dir(workspace)
     folder.mkdir(parents=True, exist_ok=True)
     data = {"query": query, "results": [r.to_dict() for r in results]}
-    atomic_write(folder / f"{key}.json", json.dumps(data, ensure_ascii=False, indent=1))
+    atomic_write(folder / f"{key}.json", json.dumps(data, ensure_ascii=False, indent=1), durable=False)

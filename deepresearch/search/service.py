@@ -11,6 +11,7 @@ from deepresearch.core.budget import Budget
 from deepresearch.core.clock import utc_now
 from deepresearch.core.config import Config
 from deepresearch.core.errors import DeepResearchError, ExitCode
+from deepresearch.core.events import EventSink, Notice, NullSink
 from deepresearch.core.workspace import Workspace
 from deepresearch.search import cache
 from deepresearch.search.model import Attempt, Provider, SearchResult
@@ -45,6 +46,7 @@ def run_search(
     k: int = 10,
     environ: Mapping[str, str] | None = None,
     now: Callable[[], datetime] = utc_now,
+    sink: EventSink | None = None,
     budget: Budget | None = None,
 ) -> SearchOutcome:
     """Search `query` for at most `k` results: a cache hit is free, a miss costs one search
@@ -53,7 +55,9 @@ def run_search(
     providers = available_providers(config, env)
     strategy = config.search_strategy
     key = cache.cache_key(query, k, strategy, [p.name for p in providers])
-    hit = cache.load(workspace, key)
+    hit, damaged = cache.load(workspace, key)
+    if damaged:
+        (sink or NullSink())(Notice(damaged, "warning"))
     if hit is not None:
         append_results(workspace, query, hit, cached=True, when=now())
         used = (budget or Budget(workspace, config)).searches_used()

@@ -221,6 +221,7 @@ class ToolService:
                     k=request.k,
                     environ=self.environ,
                     budget=self.budget,
+                    sink=self.sink,
                 )
                 result = search_result(outcome)
                 entry.update(results=len(outcome.results), cached=outcome.cached)

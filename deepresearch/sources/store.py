@@ -1,4 +1,7 @@
-"""Writing a source's files under assets/ (named by source ID and host) and building its record."""
+"""Writing a source's files under assets/ (named by source ID and host) and building its record.
+
+Archive files are replaced atomically but not flushed to disk one by one (archiving many pages
+stays fast); task.md and the report are the files written durably."""
 
 from __future__ import annotations
 
@@ -48,7 +51,7 @@ def store_source(
     folder = ws.asset_dir("pdf" if content.kind == "pdf" else "web")
     markdown = markdown_document(source_id, url, fetched, content, when).encode("utf-8")
     md_path = folder / f"{stem}.md"
-    atomic_write(md_path, markdown)
+    atomic_write(md_path, markdown, durable=False)
     record = SourceRecord(
         url=url, id=source_id, final_url=fetched.final_url, title=content.title or fetched.final_url,
         http_status=fetched.status, content_type=fetched.content_type, fetched=when,
@@ -58,18 +61,18 @@ def store_source(
     )  # fmt: skip
     if content.kind == "pdf":
         pdf_path = folder / f"{stem}.pdf"
-        atomic_write(pdf_path, fetched.body)
+        atomic_write(pdf_path, fetched.body, durable=False)
         record.pdf_path, record.sha256 = ws.relative(pdf_path), sha256_hex(fetched.body)
     elif content.kind == "web":
         html_path = folder / f"{stem}.html"
-        atomic_write(html_path, fetched.body)
+        atomic_write(html_path, fetched.body, durable=False)
         record.html_path = ws.relative(html_path)
     images = ws.asset_dir("images")
     if fetched.screenshot:
-        atomic_write(images / f"{stem}.png", fetched.screenshot)
+        atomic_write(images / f"{stem}.png", fetched.screenshot, durable=False)
         record.screenshot_path = ws.relative(images / f"{stem}.png")
     if fetched.page_pdf:
-        atomic_write(images / f"{stem}.pdf", fetched.page_pdf)
+        atomic_write(images / f"{stem}.pdf", fetched.page_pdf, durable=False)
         record.pdf_path = record.pdf_path or ws.relative(images / f"{stem}.pdf")
     _weigh(record, content.text, ctx)
     _flag(record, content)

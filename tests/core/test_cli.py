@@ -109,3 +109,36 @@ def test_the_built_wheel_runs_a_research_outside_the_checkout(
     script = outside / ".deepresearch" / "bin" / "deepresearch-archive"
     assert str(script) in (outside / "logs" / "prompts" / "E1.md").read_text()
     assert str(venv) in script.read_text()
+
+
+def test_ctrl_c_in_a_subcommand_exits_130_with_the_message(tmp_path: Path, clean_env: dict[str, str]) -> None:
+    """typer hands Ctrl-C back as an exit code when not standalone; it must not become exit 0."""
+    import signal
+    import socket
+    import time
+
+    silent = socket.socket()  # a search provider that accepts and never answers
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(1)
+    silent.settimeout(60)
+    env = {
+        **clean_env,
+        "DEEPRESEARCH_SEARCH_PROVIDERS": "duckduckgo",
+        "DEEPRESEARCH_DUCKDUCKGO_BASE_URL": f"http://127.0.0.1:{silent.getsockname()[1]}",
+        "DEEPRESEARCH_SEARCH_TIMEOUT": "60",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "deepresearch", "search", "anything", "--workdir", str(tmp_path)],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        connection, _ = silent.accept()  # the search is under way
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        silent.close()
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    connection.close()

@@ -66,7 +66,7 @@ def test_every_chart_type_renders_to_png_and_svg(tmp_path: Path, doc: TaskDoc) -
     for figure in outcome.figures:
         png = tmp_path / figure.png
         height, width = matplotlib.image.imread(png).shape[:2]
-        assert width == 1080 and height == (630 if figure.type != "table" else 327)
+        assert width == 1080 and height == (630 if figure.type != "table" else 315)
         assert ink(png) > 0.02, f"{figure.png} is nearly blank"
         assert (tmp_path / figure.svg).read_text("utf-8").lstrip().startswith("<?xml")
     assert not stale.exists()
@@ -121,3 +121,40 @@ def test_two_render_failures_in_a_row_skip_the_rest(
     ]
     assert outcome.skip_reason == "2 charts failed in a row (spec 1, spec 2): remaining charts skipped"
     assert load_figures(tmp_path) == []
+
+
+def test_a_table_figure_keeps_every_long_label_inside_the_canvas() -> None:
+    """Long row labels (here: conflicting end-2025 figures, as a real run produced) used to be
+    clipped at both edges; columns are now sized to their text and labels wrapped."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from deepresearch.figures.draw import draw
+    from deepresearch.figures.fonts import font_chain
+
+    labels = [
+        "Installed electrolyser capacity at the end of 2025 according to the national hydrogen strategy",
+        "Installed capacity at end-2025 reported by the industry association in its annual market review",
+        "国家能源局公布的截至2025年底全国电解槽装机容量（含示范项目与在建项目的统计口径说明）",
+        "IEA",
+    ]
+    spec = {
+        "type": "table", "title": "Conflicting end-2025 figures", "x_label": "Source and measure",
+        "y_label": "Capacity", "unit": "GW", "caption": "", "series": [
+            {"name": "", "points": [{"label": label, "value_text": f"{n + 1}.5"} for n, label in enumerate(labels)]}
+        ],
+    }  # fmt: skip
+    families, _ = font_chain(True)
+    with matplotlib.rc_context({"font.family": families}):
+        figure = draw(spec)
+        canvas = FigureCanvasAgg(figure)
+        canvas.draw()
+        renderer = canvas.get_renderer()
+        table = figure.axes[0].tables[0]
+        texts = [cell.get_text() for cell in table.get_celld().values()]
+        shown = {"".join(t.get_text().split()) for t in texts}
+        assert {"".join(label.split()) for label in labels} <= shown  # wrapped, never cut
+        canvas_box = figure.bbox
+        for text in texts:
+            box = text.get_window_extent(renderer)
+            assert canvas_box.x0 <= box.x0 and box.x1 <= canvas_box.x1, text.get_text()
+            assert canvas_box.y0 <= box.y0 and box.y1 <= canvas_box.y1, text.get_text()

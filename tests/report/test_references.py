@@ -6,7 +6,7 @@ from datetime import date
 
 from deepresearch.report.check import Violation, check_report
 from deepresearch.report.references import finalize_report, md_escape, render_references, render_verification
-from deepresearch.report.stats import citation_stats, format_age, parse_date
+from deepresearch.report.stats import citation_stats, format_age, format_ages, parse_date
 from deepresearch.state.model import Fact, Verified
 from tests.report.conftest import CLEAN_EN, CLEAN_ZH, Run
 
@@ -87,6 +87,10 @@ def test_dates_and_ages() -> None:
     assert parse_date("2024-03-09T10:00:00Z") == date(2024, 3, 9)
     assert parse_date("March 2024") is None and parse_date("2024-13-01") is None
     assert [format_age(d) for d in (1, 30, 200, 1000)] == ["1 day", "30 days", "7 months", "2.7 years"]
+    # Side by side, one unit: not "2.1 years" beside "24 months".
+    assert format_ages(767, 730) == ["2.1 years", "2.0 years"]
+    assert format_ages(45, 400) == ["1 month", "13 months"]
+    assert format_ages(None, 20) == ["unknown", "20 days"]
 
 
 def test_single_source_claims_count_distinct_sources(run: Run) -> None:

@@ -11,6 +11,7 @@ import pytest
 from deepresearch.core.budget import Budget
 from deepresearch.core.config import Config, load_config
 from deepresearch.core.errors import BudgetExhaustedError, ExitCode, StateError
+from deepresearch.core.events import Event, Notice
 from deepresearch.core.workspace import Workspace
 from deepresearch.search import SearchUnavailableError, run_search
 from tests.search.search_mock_server import MockProviders
@@ -118,8 +119,12 @@ def test_a_damaged_cache_entry_is_a_miss(server: MockProviders, tmp_path: Path) 
     run_search(workspace, config, "q", environ=environ)
     for entry in (workspace.private / "search_cache").iterdir():
         entry.write_text("{not json")
-    assert not run_search(workspace, config, "q", environ=environ).cached
+    events: list[Event] = []
+    assert not run_search(workspace, config, "q", environ=environ, sink=events.append).cached
     assert server.total_hits() == 2
+    [notice] = events  # a warning event for the caller to show, not a bare log line on stderr
+    assert isinstance(notice, Notice) and notice.level == "warning"
+    assert notice.message.startswith("ignoring damaged search cache entry .deepresearch/search_cache/")
 
 
 def test_a_damaged_counter_names_its_file(tmp_path: Path) -> None:

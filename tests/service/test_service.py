@@ -2,7 +2,7 @@
 `deepresearch search|archive` thin clients run as subprocesses with the agent environment.
 
 One browser for many concurrent archives (launches counted, per-host limit observed at the web
-server), a service that dies (clients fall back or fail with exit 11, nothing lost), a stale socket,
+server), a service that dies (clients fall back or fail with exit 12, nothing lost), a stale socket,
 a live one, two workspaces, keys that agents never hold, the 0600 socket and long paths.
 """
 

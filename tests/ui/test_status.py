@@ -131,3 +131,24 @@ def test_status_without_a_run_is_a_usage_error(tmp_path: Path, clean_env: dict[s
     proc = deepresearch(["status", str(target)], clean_env, tmp_path)
     assert proc.returncode == 2
     assert ("no run in" if make else "no such folder") in proc.stderr
+
+
+def test_status_of_an_invalid_task_md_names_the_file_and_line(
+    tmp_path: Path, clean_env: dict[str, str]
+) -> None:
+    """A hand-written task.md with a validation error (and no snapshot to fall back on)."""
+    work = Workspace(tmp_path / "ws")
+    work.ensure()
+    doc = new_document("What is alpha?", Config(agent="custom"), {"planner": "custom"})
+    doc.tasks = [Task("E1", "Research alpha", ["D1"]), Task("E2", "Research beta", ["D1"], depends=["E1"])]
+    doc.dimensions = [Dimension("D1", "Alpha")]
+    StateStore(work).save(doc, "plan")
+    for snapshot in work.snapshots.iterdir():
+        snapshot.unlink()
+    text = work.task_md.read_text(encoding="utf-8")
+    work.task_md.write_text(text.replace("| E1 | pending |", "| E9 | pending |", 1), encoding="utf-8")
+    line = next(n for n, row in enumerate(work.task_md.read_text().splitlines(), 1) if "| E2 |" in row)
+    status = deepresearch(["status", str(work.root)], clean_env, tmp_path)
+    assert status.returncode == 4, status.stdout + status.stderr
+    assert f"task.md:{line}: Research DAG row E2: Depends names E9, which no task has" in status.stderr
+    assert "no run in" not in status.stderr

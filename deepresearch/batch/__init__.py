@@ -1,0 +1,1 @@
+"""Many questions at once: `deepresearch batch`, its exports and its summary report."""
