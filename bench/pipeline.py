@@ -109,7 +109,7 @@ def report(name: str, measured: Measured, args: argparse.Namespace) -> float:
     if measured.archive_seconds:
         print(
             f"  archive in the service         mean {statistics.mean(measured.archive_seconds):.2f}s, "
-            f"first {measured.archive_seconds[0]:.2f}s (starts the browser), "
+            f"first {measured.archive_seconds[0]:.2f}s, "
             f"later {statistics.mean(measured.archive_seconds[1:] or [0]):.2f}s"
         )
     print(f"  execute makespan / ideal       {makespan:.2f}s / {ideal:.2f}s = {makespan / ideal:.2f}")
