@@ -1,7 +1,13 @@
 """Benchmark: a full pipeline run with N independent tasks and a fake agent of fixed latency.
 
-Prints the execute phase's makespan against the ideal (total executor work / concurrency): the ratio
-is the figure to keep near 1. Run: python bench/pipeline.py [--tasks 8] [--latency 1.0] [--concurrency 4]
+Prints, for a run whose executors archive through the run's tool service and for the baseline where
+each executor's `deepresearch archive` does its own work (its own CLI start-up, its own Chromium):
+
+- the per-call overhead beyond the agent's own latency (mean executor call minus the latency:
+  process start of the agent, one archive of one page, writing its file);
+- the execute phase's makespan against the ideal (total executor work / concurrency).
+
+Run: python bench/pipeline.py [--tasks 8] [--latency 1.0] [--concurrency 4] [--no-browser]
 """
 
 from __future__ import annotations
@@ -9,10 +15,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -47,22 +55,26 @@ def executor_spans(workdir: Path) -> list[tuple[float, float]]:
     return spans
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", type=int, default=8)
-    parser.add_argument("--latency", type=float, default=1.0, help="seconds each executor call sleeps")
-    parser.add_argument("--concurrency", type=int, default=4)
-    args = parser.parse_args()
+@dataclass
+class Measured:
+    spans: list[tuple[float, float]]
+    wall: float
+    archive_seconds: list[float]  # the service's own time per archive request (empty without it)
+
+
+def run(args: argparse.Namespace, with_service: bool) -> Measured:
     with tempfile.TemporaryDirectory() as tmp, PageServer() as pages:
         work = Path(tmp) / "ws"
         work.mkdir()
         write_workspace_config(
-            work, concurrency=args.concurrency, max_tasks=args.tasks, analysis="never", max_figures=0
-        )
+            work, browser=args.browser, concurrency=args.concurrency, max_tasks=args.tasks, analysis="never",
+            max_figures=0,
+        )  # fmt: skip
         scenario = {
             "planner": plan(args.tasks),
             "executor": {"default": {"sleep": args.latency}},
             "page_base": pages.base_url,
+            "without_service": not with_service,
         }
         env = {**os.environ, "FAKE_AGENT_SCENARIO": str(write_scenario(Path(tmp) / "s.yaml", scenario))}
         env["PYTHONPATH"] = str(REPO)
@@ -74,17 +86,55 @@ def main() -> None:
         wall = time.monotonic() - started
         if proc.returncode != 0:
             sys.exit(f"run failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
-        spans = executor_spans(work)
+        log = work / "logs" / "tools.jsonl"
+        entries = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+        seconds = [
+            e["seconds"] for e in entries if e.get("op") == "archive" and e.get("call") != "orchestrator"
+        ]
+        return Measured(executor_spans(work), wall, seconds)
+
+
+def report(name: str, measured: Measured, args: argparse.Namespace) -> float:
+    spans = measured.spans
+    durations = [end - start for start, end in spans]
     makespan = max(end for _, end in spans) - min(start for start, _ in spans)
-    work_total = sum(end - start for start, end in spans)
-    ideal = work_total / args.concurrency
-    print(f"tasks {args.tasks}, executor latency {args.latency:.2f}s, concurrency {args.concurrency}")
-    print(f"executor calls        {len(spans)}")
-    print(f"mean executor call    {work_total / len(spans):.2f}s (latency + process start + archiving)")
-    print(f"execute makespan      {makespan:.2f}s")
-    print(f"ideal (work/conc.)    {ideal:.2f}s")
-    print(f"makespan / ideal      {makespan / ideal:.2f}")
-    print(f"whole run, wall clock {wall:.2f}s")
+    ideal = sum(durations) / args.concurrency
+    overhead = statistics.mean(durations) - args.latency
+    print(f"{name}")
+    print(f"  executor calls                 {len(spans)}")
+    print(f"  mean executor call             {statistics.mean(durations):.2f}s")
+    print(
+        f"  overhead per call beyond agent {overhead:.2f}s (median {statistics.median(durations) - args.latency:.2f}s)"
+    )
+    if measured.archive_seconds:
+        print(
+            f"  archive in the service         mean {statistics.mean(measured.archive_seconds):.2f}s, "
+            f"first {measured.archive_seconds[0]:.2f}s, "
+            f"later {statistics.mean(measured.archive_seconds[1:] or [0]):.2f}s"
+        )
+    print(f"  execute makespan / ideal       {makespan:.2f}s / {ideal:.2f}s = {makespan / ideal:.2f}")
+    print(f"  whole run, wall clock          {measured.wall:.2f}s")
+    return overhead
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=8)
+    parser.add_argument("--latency", type=float, default=1.0, help="seconds each executor call sleeps")
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument(
+        "--no-browser", dest="browser", action="store_false", help="archive with plain HTTP (no Chromium)"
+    )
+    args = parser.parse_args()
+    print(
+        f"tasks {args.tasks}, executor latency {args.latency:.2f}s, concurrency {args.concurrency}, "
+        f"{'Chromium' if args.browser else 'plain HTTP'}, {os.cpu_count()} CPUs\n"
+    )
+    without = report(
+        "without the tool service (each archive its own CLI and browser)", run(args, False), args
+    )
+    with_service = report("with the tool service (one browser for the run)", run(args, True), args)
+    print(f"\noverhead per executor call: {without:.2f}s → {with_service:.2f}s")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,23 @@ def skip_without_browser(reason: str) -> NoReturn:
     pytest.skip(reason)
 
 
+# Set by .ci/run, where bubblewrap is installed: a sandbox test that cannot confine a process fails.
+REQUIRE_SANDBOX = "REQUIRE_SANDBOX_TESTS"
+
+
+def skip_without_sandbox() -> None:
+    """Skip a test that needs a working bubblewrap (fail instead when REQUIRE_SANDBOX_TESTS=1)."""
+    from deepresearch.core.sandbox import probe
+
+    status = probe()
+    if status.works:
+        return
+    reason = f"bubblewrap cannot confine a process here: {status.detail}"
+    if os.environ.get(REQUIRE_SANDBOX, "") not in ("", "0"):
+        pytest.fail(f"a sandbox test could not run and {REQUIRE_SANDBOX} is set: {reason}")
+    pytest.skip(reason)
+
+
 def fake_agent_command() -> list[str]:
     """The custom-backend argv template that runs the fake agent CLI."""
     return [sys.executable, str(FAKE_AGENT), "--prompt-file", "{prompt_file}", "--workdir", "{workdir}"]
@@ -40,12 +57,15 @@ def write_workspace_config(workdir: Path, browser: bool = False, **settings: obj
     pipeline tests stay fast and steady on a loaded machine; the tests that prove the browser route
     pass browser=True."""
     # One batch per executor task unless a test says otherwise: most tests count agent calls.
+    # No OS sandbox unless a test asks for one (tests/security): scenario files and call logs live
+    # in the test's tmp folder, which the sandbox hides.
     config: dict[str, object] = {
         "agent": "custom",
         "custom_command": fake_agent_command(),
         "retries": 1,
         "backoff_base": 0.01,
         "max_batches": 1,
+        "sandbox": "off",
     }
     if not browser:
         config["chromium_path"] = str(workdir / "no-chromium-here")
@@ -71,7 +91,7 @@ PAGE = """<!doctype html>
 <p>The survey covered twelve regions and was conducted between January and March of that year.
 Methodology notes describe the sampling frame and the weighting used by the bureau.</p>
 <p>Earlier editions of the bulletin reported lower values, reflecting a slower pace of change.</p>
-</article><footer>Statistics bureau, 2025</footer></body></html>
+{injection}</article><footer>Statistics bureau, 2025</footer></body></html>
 """
 
 
@@ -85,9 +105,10 @@ def page_value(name: str) -> int:
 
 
 class PageServer:
-    """Serves /<NAME>.html research pages on 127.0.0.1 (one bulletin per name) in a thread."""
+    """Serves /<NAME>.html research pages on 127.0.0.1 (one bulletin per name) in a thread; with
+    `injection`, every page also carries that text (instructions aimed at AI agents)."""
 
-    def __init__(self) -> None:
+    def __init__(self, injection: str = "") -> None:
         import http.server
         import threading
 
@@ -97,7 +118,10 @@ class PageServer:
                 if not name.isalnum():
                     self.send_error(404)
                     return
-                body = PAGE.format(name=name, value=page_value(name), published=PUBLISHED).encode()
+                extra = f"<p>{injection}</p>\n" if injection else ""
+                body = PAGE.format(
+                    name=name, value=page_value(name), published=PUBLISHED, injection=extra
+                ).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
                 self.send_header("Content-Length", str(len(body)))

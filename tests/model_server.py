@@ -9,11 +9,13 @@ with tool calls of whatever tools the CLI offered:
   final text;
 - executors: run the prompt's archive command on `<page_base>/<TASK>.html` through the CLI's shell
   tool, read the source ID from the tool's output, write the findings quoting the page, then a
-  final text.
+  final text. With `scenario["attacks"]` (a list of `("shell", command)` / `("write", path, text)`),
+  a hijacked executor: between the archive and the findings it makes each of those calls.
 
 The file contents come from `tests/scripted_roles.py`, the same builders the fake agent uses.
 `Fault`s make it answer an HTTP error status, or never answer, for chosen roles. Every request is
-recorded in `requests`. With MODEL_SERVER_DUMP=DIR set, each request body is also saved there.
+recorded in `requests`, and every tool result a CLI sent back in `tool_results` (by prompt label).
+With MODEL_SERVER_DUMP=DIR set, each request body is also saved there.
 """
 
 from __future__ import annotations
@@ -94,6 +96,7 @@ class ModelServer:
     def __init__(self, script: Script) -> None:
         self.script = script
         self.requests: list[Seen] = []
+        self.tool_results: dict[str, list[str]] = {}  # label → the tool results of its latest turn
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self._ids = itertools.count(1)
@@ -145,7 +148,10 @@ class ModelServer:
         if not found:
             self._record(Seen(path, "", "", 200, len(turn.results), "text"))
             return Answer(200, wire.text("OK", turn.model))
-        if len(self.seen(label=label)) >= RUNAWAY:
+        with self._lock:
+            self.tool_results[label] = list(turn.results)
+        attacks = self.script.scenario.get("attacks") or []
+        if len(self.seen(label=label)) >= RUNAWAY + len(attacks):
             self._record(Seen(path, role, label, 400, len(turn.results), "error"))
             return Answer(400, wire.error(400))  # a CLI looping on our answers: fail fast, visibly
         step = self._step(role, prompt, turn)
@@ -193,11 +199,16 @@ class ModelServer:
         if done == 0:
             return shell_call(turn, shlex.join([*command, "--json", url]))
         found = [SOURCE_ID.search(result) for result in turn.results]
-        if found[-1] is not None:  # the archive's output just came back: write the findings
+        archived = next((i for i, match in enumerate(found) if match is not None), None)
+        attacks = self.script.scenario.get("attacks") or []
+        if archived is not None and done - archived - 1 < len(attacks):  # hijacked: do what the page said
+            kind, *args = attacks[done - archived - 1]
+            return shell_call(turn, args[0]) if kind == "shell" else write_call(turn, args[0], args[1])
+        if archived is not None and done - archived - 1 == len(attacks):  # write the findings
             sources, facts = roles.default_findings(task, self.script.page_base)
-            text = roles.executor_document(task, sources, facts, {"A": found[-1][1]})
+            text = roles.executor_document(task, sources, facts, {"A": found[archived][1]})
             return write_call(turn, self._path(output), text)
-        if any(found):
+        if archived is not None:
             return "Done."
         # codex: the command outlived its first wait, so wait for the rest of its output
         return poll_call(turn) or f"The archive command printed no source ID: {turn.results[-1][:500]}"

@@ -59,6 +59,24 @@ class AgentRequest:
     tools: ToolProfile
     model: str | None = None
     extra_args: tuple[str, ...] = ()
+    # The commands a researcher may run (core.commands: the search and archive scripts), and the
+    # folders the agent's commands read besides the workspace (the CLI's install and, for
+    # researchers, the scripts' interpreter); both feed the CLI's permission rules.
+    tool_commands: tuple[Path, ...] = ()
+    tool_roots: tuple[Path, ...] = ()
+    # The environment the call will get (no secrets: see core.agent_env), for CLIs whose rules
+    # name their own folders (codex's home).
+    environ: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PermissionProfile:
+    """How a CLI's own permission rules confine each tool profile, and what they cannot express
+    (shown by `deepresearch doctor` and the README's Security model)."""
+
+    researcher: str
+    writer: str
+    gaps: tuple[str, ...] = ()
 
 
 @dataclass
@@ -94,6 +112,7 @@ class AgentBackend(Protocol):
     # Environment variables that can carry its credentials besides its own login store (for
     # `deepresearch doctor`); None when unknown (a custom command).
     credential_env: tuple[str, ...] | None
+    permissions: PermissionProfile
 
     def build_argv(self, request: AgentRequest) -> list[str]:
         """The full argv (executable first) for this request."""
@@ -105,6 +124,10 @@ class AgentBackend(Protocol):
 
     def parse(self, outcome: ProcessOutcome) -> AgentResult:
         """Read what the CLI printed into a result or a classified failure."""
+        ...
+
+    def config_paths(self, env: Mapping[str, str]) -> tuple[Path, ...]:
+        """The CLI's own config and credential folders and files (kept read-write in the sandbox)."""
         ...
 
     def version_argv(self) -> list[str] | None:
@@ -168,3 +191,8 @@ def tail(text: str, lines: int = 5) -> str:
     """The last few non-empty lines of a CLI's output, for error messages."""
     kept = [line for line in text.strip().splitlines() if line.strip()]
     return "\n".join(kept[-lines:])
+
+
+def env_home(env: Mapping[str, str]) -> Path:
+    """The home folder the call's environment names (else this process's)."""
+    return Path(env["HOME"]) if env.get("HOME") else Path.home()

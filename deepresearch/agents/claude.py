@@ -1,9 +1,12 @@
 """Claude Code (`claude`, npm `@anthropic-ai/claude-code`): argv, environment and result parsing.
 
-Permissions: `--dangerously-skip-permissions` refuses to run as root, so each tool profile is an
-explicit `--allowedTools` list, which works as root too. In `-p` mode a tool outside the list that
-needs approval is denied (exit 0, listed in `permission_denials`), never a hang. Writers also get
-`--disallowedTools` for the shell and the web, so the model is not even offered them.
+Permissions (seen with 2.1.329): `--permission-mode dontAsk` denies every tool call that no allow
+rule approves (exit 0, listed in `permission_denials`; never a hang, and it works as root, unlike
+`--dangerously-skip-permissions`). The allow rules are exactly what the role needs:
+`Read(//WORKSPACE/**)` (an absolute path is written with a leading `//`), `Edit(//OUTPUT_FILE)` (Edit
+rules cover every file-writing tool), and for researchers `Bash(SCRIPT:*)` for the two tool scripts
+(core.commands) — claude splits `a && b` and checks each command, so a chained command is denied.
+`--disallowedTools` removes the web tools (and writers' shell) so the model is not offered them.
 
 Output (`--output-format json`) is one object: `result`, `is_error`, `subtype`, `session_id`,
 `total_cost_usd`, `usage`, `api_error_status`. On an API error claude exits 1 with `is_error: true`
@@ -12,9 +15,20 @@ and the HTTP status in `api_error_status`, while `subtype` may still say "succes
 
 from __future__ import annotations
 
+import re
+import shlex
 from collections.abc import Mapping
+from pathlib import Path
 
-from deepresearch.agents.base import AgentRequest, AgentResult, FailureKind, ProcessOutcome, ToolProfile
+from deepresearch.agents.base import (
+    AgentRequest,
+    AgentResult,
+    FailureKind,
+    PermissionProfile,
+    ProcessOutcome,
+    ToolProfile,
+    env_home,
+)
 from deepresearch.agents.parsing import (
     as_float,
     as_int,
@@ -27,9 +41,16 @@ from deepresearch.agents.parsing import (
     sum_counts,
 )
 
-WRITER_TOOLS = ("Read", "Write", "Edit", "Glob", "Grep")
+PERMISSION_MODE = ("--permission-mode", "dontAsk")
 WRITER_DENIED_TOOLS = ("Bash", "WebFetch", "WebSearch")
-RESEARCHER_TOOLS = (*WRITER_TOOLS, "Bash", "WebFetch", "WebSearch")
+RESEARCHER_DENIED_TOOLS = ("WebFetch", "WebSearch")
+_GLOB_SPECIAL = re.compile(r"([*?\[\]\\])")
+PERMISSIONS = PermissionProfile(
+    researcher="--permission-mode dontAsk; allowed: Bash(<search script>:*), Bash(<archive script>:*), "
+    "Read(//<workspace>/**), Edit(//<output file>); web tools removed",
+    writer="--permission-mode dontAsk; allowed: Read(//<workspace>/**), Edit(//<output file>); "
+    "shell and web tools removed",
+)
 # One quick retry inside claude saves a long session from a blip; our backoff handles the rest.
 MAX_RETRIES = "1"
 
@@ -46,20 +67,25 @@ class ClaudeBackend:
         "ANTHROPIC_AUTH_TOKEN",
         "CLAUDE_CODE_OAUTH_TOKEN",
     )
+    permissions = PERMISSIONS
 
     def build_argv(self, request: AgentRequest) -> list[str]:
-        """`claude -p PROMPT --output-format json [--model M] [extra] --allowedTools ...`."""
+        """`claude -p PROMPT --output-format json [--model M] [extra] --permission-mode dontAsk
+        --allowedTools RULE... --disallowedTools TOOLS`."""
         argv = [self.executable, "-p", request.prompt, "--output-format", "json"]
         if request.model:
             argv += ["--model", request.model]
-        argv += request.extra_args
+        argv += [*request.extra_args, *PERMISSION_MODE]
+        allowed = [
+            f"Read({_absolute_rule(request.workdir)}/**)",
+            f"Edit({_absolute_rule(request.output_file)})",
+        ]
+        denied: tuple[str, ...] = WRITER_DENIED_TOOLS
+        if request.tools is ToolProfile.RESEARCHER:
+            allowed = [f"Bash({shlex.quote(str(c))}:*)" for c in request.tool_commands] + allowed
+            denied = RESEARCHER_DENIED_TOOLS
         # The tool options take several values each: last, so they cannot swallow anything else.
-        if request.tools is ToolProfile.WRITER:
-            argv += ["--allowedTools", " ".join(WRITER_TOOLS)]
-            argv += ["--disallowedTools", " ".join(WRITER_DENIED_TOOLS)]
-        else:
-            argv += ["--allowedTools", " ".join(RESEARCHER_TOOLS)]
-        return argv
+        return [*argv, "--allowedTools", *allowed, "--disallowedTools", " ".join(denied)]
 
     def build_env(self, request: AgentRequest, base: Mapping[str, str]) -> dict[str, str]:
         """`base` with claude's own API retries bounded (a value the user set is kept)."""
@@ -91,6 +117,12 @@ class ClaudeBackend:
             return bad_output(self.name, self.login_hint, outcome.stdout)
         return _fill(AgentResult(ok=True, text=final), data)
 
+    def config_paths(self, env: Mapping[str, str]) -> tuple[Path, ...]:
+        """`~/.claude` (or `$CLAUDE_CONFIG_DIR`) and `~/.claude.json`."""
+        home = env_home(env)
+        folder = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
+        return folder, home / ".claude.json"
+
     def version_argv(self) -> list[str]:
         """The command that prints the installed version."""
         return [self.executable, "--version"]
@@ -105,6 +137,12 @@ class ClaudeBackend:
         data = json_object(outcome.stdout)
         logged_in = data.get("loggedIn") if data else None
         return logged_in if isinstance(logged_in, bool) else None
+
+
+def _absolute_rule(path: Path) -> str:
+    """An absolute path in claude's rule syntax (gitignore-style: `//` is the file system's root),
+    with glob characters escaped."""
+    return "/" + _GLOB_SPECIAL.sub(r"\\\1", str(path))
 
 
 def _fill(result: AgentResult, data: dict[str, object]) -> AgentResult:

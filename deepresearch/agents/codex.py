@@ -1,12 +1,19 @@
 """Codex CLI (`codex`, npm `@openai/codex`): argv, environment and result parsing.
 
-Tools: codex acts through its shell (file edits are commands or patches), so the shell cannot be
-taken from writers; its sandbox is what restricts them. Both profiles need
-`--sandbox workspace-write`: the default read-only sandbox makes the output file's write fail.
-workspace-write blocks the shell's network, and `-c web_search="disabled"` removes codex's own web
-search tool, which keeps writers off the web. Researchers instead add
-`-c sandbox_workspace_write.network_access=true` so their shell (`deepresearch archive`,
-`deepresearch search`) can reach the web, and keep web search.
+Tools (seen with 0.169.0): codex acts through its shell (file edits are commands or patches), so
+the shell cannot be taken from any role, and its rules cannot limit which commands run (execpolicy
+rules are prefix matches with no "deny everything else"). What it can express is what those
+commands touch: each call gets a permission profile (`-c default_permissions=...` and
+`-c permissions.deepresearch.filesystem={...}`) under which commands read only the system's minimal
+folders, the workspace, the folders the tool scripts run from and codex's own helper folder, write
+only the workspace's `logs/` (where the output file is), and reach no network address. The tool
+scripts reach the web through the run's tool service, over its Unix socket, and codex's seccomp
+filter refuses every Unix socket while the network is off: researchers therefore get the network
+"on" behind codex's own proxy (`features.network_proxy`) with no domain allowed, which blocks every
+host and every local or private address, and `dangerously_allow_all_unix_sockets` (seen with
+0.169.0: `curl` to example.com or 127.0.0.1 is refused by the proxy, the tool service answers).
+`-c web_search="disabled"` removes codex's own web search. No `--sandbox` flag: it would switch codex back to its older sandbox
+settings, which ignore the profile (so would `sandbox_mode` in the user's ~/.codex/config.toml).
 
 Output (`--json`) is JSON lines: `thread.started{thread_id}`, `item.completed{item}` (the final
 text is the last `agent_message`), `turn.completed{usage}`, and on failure `turn.failed{error}`
@@ -16,10 +23,20 @@ stream retries by default, so the environment is passed through unchanged.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from deepresearch.agents.base import AgentRequest, AgentResult, FailureKind, ProcessOutcome, ToolProfile
+from deepresearch.agents.base import (
+    AgentRequest,
+    AgentResult,
+    FailureKind,
+    PermissionProfile,
+    ProcessOutcome,
+    ToolProfile,
+    env_home,
+)
 from deepresearch.agents.parsing import (
     as_int,
     as_str,
@@ -33,8 +50,28 @@ from deepresearch.agents.parsing import (
     sum_counts,
 )
 
-RESEARCHER_NETWORK = ("-c", "sandbox_workspace_write.network_access=true")
-WRITER_NO_WEB_SEARCH = ("-c", 'web_search="disabled"')
+PROFILE = "deepresearch"
+NO_WEB_SEARCH = ("-c", 'web_search="disabled"')
+# Researchers: Unix sockets (the tool service) but no host, through codex's proxy (module docstring).
+SOCKETS_ONLY = (
+    "-c",
+    f"permissions.{PROFILE}.network={{enabled = true, dangerously_allow_all_unix_sockets = true}}",
+    "-c",
+    "features.network_proxy=true",
+)
+WRITABLE = "logs"  # in the workspace: where every output file is
+PERMISSIONS = PermissionProfile(
+    researcher="permission profile: read the system's minimal folders, the workspace and the tool "
+    "scripts' interpreter; write only logs/; no host reachable (network proxy, no domain allowed), Unix "
+    "sockets allowed (the tool service); web search off",
+    writer="the same filesystem rules without the tool scripts' folders; no network",
+    gaps=(
+        "cannot limit which commands run (only what they read, write and reach)",
+        "cannot allow one Unix socket: researchers may connect to any (the OS sandbox hides /run's)",
+        "writes: anywhere in logs/, not only the output file",
+        "a sandbox_mode in ~/.codex/config.toml switches codex to its older sandbox, which ignores the profile",
+    ),
+)
 # What codex says (without a status) after its own retries of a 5xx.
 OVERLOADED_PHRASE = "experiencing high demand"
 
@@ -47,20 +84,26 @@ class CodexBackend:
     install_hint = "npm install -g @openai/codex"
     login_hint = "run `codex login` (or `codex login --with-api-key`)"
     credential_env: tuple[str, ...] | None = ("OPENAI_API_KEY", "CODEX_API_KEY")
+    permissions = PERMISSIONS
 
     def build_argv(self, request: AgentRequest) -> list[str]:
-        """`codex exec --json --skip-git-repo-check -C DIR --sandbox workspace-write [-m M]
-        [-c network on (researchers) | -c web search off (writers)] [extra] PROMPT`."""
+        """`codex exec --json --skip-git-repo-check -C DIR [-m M] -c default_permissions=deepresearch
+        -c permissions.deepresearch.filesystem={...} -c web_search="disabled" [extra] PROMPT`."""
         argv = [self.executable, "exec", "--json", "--skip-git-repo-check", "-C", str(request.workdir)]
-        argv += ["--sandbox", "workspace-write"]
         if request.model:
             argv += ["-m", request.model]
-        argv += RESEARCHER_NETWORK if request.tools is ToolProfile.RESEARCHER else WRITER_NO_WEB_SEARCH
+        argv += ["-c", f'default_permissions="{PROFILE}"', "-c", filesystem_rules(request), *NO_WEB_SEARCH]
+        if request.tools is ToolProfile.RESEARCHER:
+            argv += SOCKETS_ONLY
         return [*argv, *request.extra_args, request.prompt]
 
     def build_env(self, request: AgentRequest, base: Mapping[str, str]) -> dict[str, str]:
         """`base` unchanged (codex's own retries are already bounded)."""
         return dict(base)
+
+    def config_paths(self, env: Mapping[str, str]) -> tuple[Path, ...]:
+        """`$CODEX_HOME`, else `~/.codex`."""
+        return (codex_home(env),)
 
     def parse(self, outcome: ProcessOutcome) -> AgentResult:
         """Read codex's events into the last agent message and usage, or a classified failure."""
@@ -99,6 +142,21 @@ class CodexBackend:
             return True
         said = f"{outcome.stdout}\n{outcome.stderr}".lower()
         return False if "not logged in" in said else None
+
+
+def codex_home(env: Mapping[str, str]) -> Path:
+    """`$CODEX_HOME`, else `~/.codex`."""
+    return Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else env_home(env) / ".codex"
+
+
+def filesystem_rules(request: AgentRequest) -> str:
+    """The `-c` value of the call's filesystem rules (see the module docstring)."""
+    # codex runs its sandboxed commands through a helper it links under its home's tmp/.
+    readable = [codex_home(request.environ) / "tmp", *request.tool_roots]
+    entries = [('":minimal"', '"read"')] + [(json.dumps(str(p)), '"read"') for p in dict.fromkeys(readable)]
+    entries.append(('":workspace_roots"', f'{{"." = "read", {json.dumps(WRITABLE)} = "write"}}'))
+    table = ", ".join(f"{key} = {value}" for key, value in entries)
+    return f"permissions.{PROFILE}.filesystem={{{table}}}"
 
 
 @dataclass

@@ -1,16 +1,15 @@
 """GitHub Copilot CLI (`copilot`, npm `@github/copilot`): argv, environment and result parsing.
 
-Tools: copilot grants permissions per tool kind (shell, write, url, MCP server), and a deny rule
-wins over any allow. Reading files inside the working directory needs no permission. Writers get
-`--allow-tool=write` (create and edit files without asking) and `--deny-tool=shell`, plus
-`--excluded-tools=bash,web_fetch,web_search` so the model is not even offered the shell or the
-web (URL access is unapproved anyway, hence denied in `-p` mode). Researchers get
-`--allow-all-tools --allow-all-urls --allow-all-paths`: shell, writes, fetches of any URL, and paths
-outside the workspace. The last one is needed because copilot checks the paths in shell commands
-too: without it, `/usr/local/bin/deepresearch archive URL` (any install outside the workspace) is
-"Permission denied" in `-p` mode (seen with 1.0.102). Writers' paths stay limited to the workspace
-(`-C DIR`) and the temp folder. `--no-ask-user` keeps copilot from
-pausing for input.
+Tools (seen with 1.0.102): copilot grants permissions per tool kind (shell, write, url, MCP
+server); in `-p` mode anything not granted is "Permission denied" (exit 0, no hang), and a deny rule
+wins over any allow. File access is limited to the working directory (`-C DIR`); `--disallow-temp-dir`
+takes the temp folder away too. Both profiles get `--allow-tool=write(OUTPUT_FILE)` (an absolute
+path: only that file) and lose the web tools (`--excluded-tools`). Researchers get
+`--allow-tool=shell(SCRIPT:*)` for the two tool scripts (core.commands): copilot matches shell rules
+on the command's name, which is why each tool is an executable of its own; a chained
+`script && touch x` is denied. The scripts live in the workspace, so copilot's path check passes
+without `--allow-all-paths`. Writers get `--deny-tool=shell` and no shell tool at all.
+`--no-ask-user` keeps copilot from pausing for input.
 
 Output (`--output-format json`) is JSON lines: `assistant.message{content}`,
 `tool.execution_complete`, `session.error{errorType, statusCode}` and a final
@@ -23,9 +22,18 @@ information found."
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
+from pathlib import Path
 
-from deepresearch.agents.base import AgentRequest, AgentResult, ProcessOutcome, ToolProfile
+from deepresearch.agents.base import (
+    AgentRequest,
+    AgentResult,
+    PermissionProfile,
+    ProcessOutcome,
+    ToolProfile,
+    env_home,
+)
 from deepresearch.agents.parsing import (
     as_int,
     as_str,
@@ -38,8 +46,19 @@ from deepresearch.agents.parsing import (
     sum_counts,
 )
 
-WRITER_PERMISSIONS = ("--allow-tool=write", "--deny-tool=shell", "--excluded-tools=bash,web_fetch,web_search")
-RESEARCHER_PERMISSIONS = ("--allow-all-tools", "--allow-all-urls", "--allow-all-paths")
+WRITER_PERMISSIONS = (
+    "--deny-tool=shell",
+    "--excluded-tools=bash,web_fetch,web_search",
+    "--disallow-temp-dir",
+)
+RESEARCHER_PERMISSIONS = ("--excluded-tools=web_fetch,web_search", "--disallow-temp-dir")
+PERMISSIONS = PermissionProfile(
+    researcher="--allow-tool=shell(<search script>:*) shell(<archive script>:*) write(<output file>); "
+    "files limited to the workspace (-C, --disallow-temp-dir); web tools excluded",
+    writer="--allow-tool=write(<output file>), --deny-tool=shell; files limited to the workspace; "
+    "shell and web tools excluded",
+    gaps=("reads: any file in the workspace (not only task.md, the archives and its prompt)",),
+)
 
 
 class CopilotBackend:
@@ -56,6 +75,7 @@ class CopilotBackend:
         "GITHUB_TOKEN",
         "COPILOT_PROVIDER_BASE_URL",
     )
+    permissions = PERMISSIONS
 
     def build_argv(self, request: AgentRequest) -> list[str]:
         """`copilot -p PROMPT -C DIR --no-ask-user --output-format json [--model M] PERMISSIONS [extra]`."""
@@ -63,7 +83,14 @@ class CopilotBackend:
         argv += ["--output-format", "json"]
         if request.model:
             argv += ["--model", request.model]
-        argv += WRITER_PERMISSIONS if request.tools is ToolProfile.WRITER else RESEARCHER_PERMISSIONS
+        argv.append(f"--allow-tool=write({request.output_file})")
+        if request.tools is ToolProfile.WRITER:
+            argv += WRITER_PERMISSIONS
+        else:
+            argv += [
+                f"--allow-tool=shell({shlex.quote(str(command))}:*)" for command in request.tool_commands
+            ]
+            argv += RESEARCHER_PERMISSIONS
         return argv + list(request.extra_args)
 
     def build_env(self, request: AgentRequest, base: Mapping[str, str]) -> dict[str, str]:
@@ -73,6 +100,10 @@ class CopilotBackend:
         if env.get("COPILOT_PROVIDER_BASE_URL") and request.model:
             env.setdefault("COPILOT_MODEL", request.model)
         return env
+
+    def config_paths(self, env: Mapping[str, str]) -> tuple[Path, ...]:
+        """`$COPILOT_HOME`, else `~/.copilot` (config, sessions, logs)."""
+        return (Path(env["COPILOT_HOME"]) if env.get("COPILOT_HOME") else env_home(env) / ".copilot",)
 
     def parse(self, outcome: ProcessOutcome) -> AgentResult:
         """Read copilot's events into the last assistant message, or a classified failure."""

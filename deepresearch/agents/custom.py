@@ -9,7 +9,9 @@ and so is the item right before it when that one is a plain flag (starts with `-
 `--model {model}` and `--model={model}` disappear. `backend_args.custom` is appended at the end.
 
 Tool profiles cannot be enforced on an unknown CLI: the command itself decides what its agent may
-do (researchers need web, shell and file writes; writers only file reads and writes).
+do (researchers need the two tool scripts and their output file; writers only file reads and
+writes). The OS sandbox (core.sandbox) is the wall that holds for it; `sandbox_paths` in the
+configuration names the folders such a CLI needs writable there (its own config, for instance).
 
 Output contract: stdout is the final text. Optionally, stdout may be a single JSON object with any
 of `text`, `input_tokens`, `output_tokens`, `cost_usd` and `session_id`; then `text` (when present)
@@ -24,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from string import Formatter
 
-from deepresearch.agents.base import AgentRequest, AgentResult, ProcessOutcome
+from deepresearch.agents.base import AgentRequest, AgentResult, PermissionProfile, ProcessOutcome
 from deepresearch.agents.parsing import as_float, as_int, as_str, crash_or_cause, interrupted_or_timed_out
 from deepresearch.core.errors import ConfigError
 
@@ -32,6 +34,12 @@ PLACEHOLDERS = ("prompt", "prompt_file", "workdir", "output_file", "model")
 USAGE_KEYS = ("text", "input_tokens", "output_tokens", "cost_usd", "session_id")
 KEY = "custom_command"
 EXAMPLE = '["mycli", "--file", "{prompt_file}", "--cwd", "{workdir}", "--model", "{model}"]'
+UNKNOWN = "whatever the command allows: deepresearch cannot set an unknown CLI's permissions"
+PERMISSIONS = PermissionProfile(
+    researcher=UNKNOWN,
+    writer=UNKNOWN,
+    gaps=("no rules of its own that deepresearch can set: only the OS sandbox (sandbox: bwrap) confines it",),
+)
 
 
 class CustomBackend:
@@ -39,6 +47,7 @@ class CustomBackend:
 
     name = "custom"
     credential_env: tuple[str, ...] | None = None  # an unknown CLI: nothing to look for
+    permissions = PERMISSIONS
 
     def __init__(self, template: Sequence[str], source: str = "configuration") -> None:
         self.template = list(template)
@@ -75,6 +84,10 @@ class CustomBackend:
     def build_env(self, request: AgentRequest, base: Mapping[str, str]) -> dict[str, str]:
         """`base` unchanged: what the command needs is for its user to set."""
         return dict(base)
+
+    def config_paths(self, env: Mapping[str, str]) -> tuple[Path, ...]:
+        """None known (configure `sandbox_paths` for what the command needs)."""
+        return ()
 
     def parse(self, outcome: ProcessOutcome) -> AgentResult:
         """Stdout as the final text (or the optional JSON contract); non-zero exits classified."""

@@ -1,11 +1,14 @@
 """Gemini CLI (`gemini`, npm `@google/gemini-cli`): argv, environment and result parsing.
 
-Tools: gemini has no per-tool allow-list on its command line (`--allowed-tools` only skips
-confirmation), but headless it drops every tool that would ask for approval. Researchers run with
-`--yolo` (everything). Writers run with `--approval-mode auto_edit`: file reads, writes and edits
-are approved, the shell would ask and so is gone. Web tools are approved in that mode too, so
-writers also get `--policy DIR` with a deny rule for the shell and the web. `--policy` replaces
-the user's own policy folder (`~/.gemini/policies`), so its files are copied next to ours.
+Tools (seen with 0.61.0): gemini's policy engine decides every tool call; headless, a call no rule
+allows is denied ("Tool execution denied by policy"), never a hang. Each call runs with
+`--approval-mode default --policy DIR`, where DIR (`.deepresearch/gemini/policies/<label>/`) holds
+the role's rules at the highest user priority: `write_file`/`replace` allowed only for the call's
+output file (an `argsPattern` on `file_path`), researchers' `run_shell_command` allowed only with
+the two tool scripts as `commandPrefix` (gemini checks each part of `a && b` on its own), every
+other shell command, write and the web tools denied. Its file tools never leave the workspace.
+`--policy` replaces the user's own policy folder (`~/.gemini/policies`), so its files are copied
+next to ours.
 
 Environment: gemini's retries (`general.maxAttempts`, 10 by default) and its auth type live in its
 settings file. Moving its home (`GEMINI_CLI_HOME`) would hide the user's Google login, and a
@@ -24,10 +27,20 @@ empty and `{"error": {type, message, code}}` is on stderr; the exit code is 41 a
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 
-from deepresearch.agents.base import AgentRequest, AgentResult, FailureKind, ProcessOutcome, ToolProfile
+from deepresearch.agents.base import (
+    AgentRequest,
+    AgentResult,
+    FailureKind,
+    PermissionProfile,
+    ProcessOutcome,
+    ToolProfile,
+    env_home,
+)
 from deepresearch.agents.parsing import (
     as_int,
     as_str,
@@ -42,13 +55,15 @@ from deepresearch.agents.parsing import (
 )
 from deepresearch.core.files import write_if_changed
 
-WRITER_DENIED_TOOLS = ("run_shell_command", "web_fetch", "google_web_search")
-WRITER_POLICY = f"""# Written by deepresearch: writer roles read and write workspace files; no shell, no web.
-[[rule]]
-toolName = {json.dumps(list(WRITER_DENIED_TOOLS))}
-decision = "deny"
-priority = 900
-"""
+WRITE_TOOLS = ("write_file", "replace")
+WEB_TOOLS = ("web_fetch", "google_web_search")
+ALLOW_PRIORITY, DENY_PRIORITY = 999, 990  # the user tier's highest: above the user's own rules
+PERMISSIONS = PermissionProfile(
+    researcher="--approval-mode default, --policy: run_shell_command only with the two tool scripts "
+    "as commandPrefix, write_file/replace only on the output file, web tools denied",
+    writer="--approval-mode default, --policy: write_file/replace only on the output file; shell and "
+    "web tools denied",
+)
 MAX_ATTEMPTS = 2  # with a custom endpoint: one quick retry inside gemini; our backoff does the rest
 API_KEY_AUTH = "gemini-api-key"
 
@@ -75,25 +90,21 @@ class GeminiBackend:
         "GOOGLE_GENAI_USE_VERTEXAI",
         "GOOGLE_GENAI_USE_GCA",
     )
+    permissions = PERMISSIONS
 
     def build_argv(self, request: AgentRequest) -> list[str]:
-        """`gemini -p PROMPT -o json --approval-mode auto_edit --policy DIR|--yolo --skip-trust
-        [-m M] [extra]` (writers | researchers)."""
-        if request.tools is ToolProfile.WRITER:
-            approval = ["--approval-mode", "auto_edit", "--policy", str(writer_policies(request.workdir))]
-        else:
-            approval = ["--yolo"]
+        """`gemini -p PROMPT -o json --approval-mode default --policy DIR --skip-trust [-m M] [extra]`."""
+        approval = ["--approval-mode", "default", "--policy", str(policy_folder(request))]
         argv = [self.executable, "-p", request.prompt, "-o", "json", *approval, "--skip-trust"]
         if request.model:
             argv += ["-m", request.model]
         return argv + list(request.extra_args)
 
     def build_env(self, request: AgentRequest, base: Mapping[str, str]) -> dict[str, str]:
-        """`base`, after writing the writers' policy folder; with a custom endpoint, also
+        """`base`, after writing the call's policy folder; with a custom endpoint, also
         `GEMINI_CLI_HOME` at a workspace home whose settings select API-key auth."""
         env = dict(base)
-        if request.tools is ToolProfile.WRITER:
-            _fill_policies(writer_policies(request.workdir), _gemini_dir(base) / "policies")
+        _fill_policies(policy_folder(request), role_policy(request), _gemini_dir(base) / "policies")
         vertex = base.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in ("1", "true")
         if base.get("GOOGLE_GEMINI_BASE_URL") and base.get("GEMINI_API_KEY") and not vertex:
             home = request.workdir / ".deepresearch" / "gemini" / "home"
@@ -136,6 +147,11 @@ class GeminiBackend:
         text = f"{said}\n{outcome.stderr}" if said else f"{outcome.stderr}\n{outcome.stdout}"
         return crash_or_cause(self.name, self.login_hint, outcome, text, status or status_in_text(said))
 
+    def config_paths(self, env: Mapping[str, str]) -> tuple[Path, ...]:
+        """Its folder: `$GEMINI_CLI_HOME/.gemini` (the workspace home with a custom endpoint), else
+        `~/.gemini`."""
+        return (_gemini_dir(env),)
+
     def version_argv(self) -> list[str]:
         """The command that prints the installed version."""
         return [self.executable, "--version"]
@@ -149,9 +165,35 @@ class GeminiBackend:
         return None
 
 
-def writer_policies(workdir: Path) -> Path:
-    """The policy folder given to writers: our deny rule plus copies of the user's policies."""
-    return workdir / ".deepresearch" / "gemini" / "writer-policies"
+def policy_folder(request: AgentRequest) -> Path:
+    """The policy folder of one call: the role's rules plus copies of the user's policies."""
+    return request.workdir / ".deepresearch" / "gemini" / "policies" / request.label
+
+
+def _rule(tools: tuple[str, ...], decision: str, priority: int, **match: str | list[str]) -> str:
+    lines = ["[[rule]]", f"toolName = {json.dumps(list(tools))}"]
+    lines += [f"{key} = {json.dumps(value)}" for key, value in match.items()]
+    return "\n".join([*lines, f'decision = "{decision}"', f"priority = {priority}", ""])
+
+
+def role_policy(request: AgentRequest) -> str:
+    """The call's rules (see the module docstring), as a policy file."""
+    output = request.output_file
+    names = [str(output)]
+    if output.is_relative_to(request.workdir):
+        names.append(output.relative_to(request.workdir).as_posix())
+    # stableStringify wraps each top-level argument in NUL characters: match the whole value.
+    path_pattern = '\\0"file_path":"(?:' + "|".join(re.escape(json.dumps(n)[1:-1]) for n in names) + ')"\\0'
+    rules = [
+        "# Written by deepresearch for one agent call: what its role may do, nothing else.",
+        _rule(WRITE_TOOLS, "allow", ALLOW_PRIORITY, argsPattern=path_pattern),
+        _rule(WRITE_TOOLS + WEB_TOOLS, "deny", DENY_PRIORITY),
+    ]
+    if request.tools is ToolProfile.RESEARCHER and request.tool_commands:
+        prefixes = [shlex.quote(str(command)) for command in request.tool_commands]
+        rules.append(_rule(("run_shell_command",), "allow", ALLOW_PRIORITY, commandPrefix=prefixes))
+    rules.append(_rule(("run_shell_command",), "deny", DENY_PRIORITY))
+    return "\n".join(rules)
 
 
 def endpoint_settings(user_settings: Mapping[str, object]) -> dict[str, object]:
@@ -168,13 +210,13 @@ def endpoint_settings(user_settings: Mapping[str, object]) -> dict[str, object]:
 
 def _gemini_dir(base: Mapping[str, str]) -> Path:
     """The user's gemini folder: `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`."""
-    home = base.get("GEMINI_CLI_HOME") or base.get("HOME") or str(Path.home())
-    return Path(home) / ".gemini"
+    home = Path(base["GEMINI_CLI_HOME"]) if base.get("GEMINI_CLI_HOME") else env_home(base)
+    return home / ".gemini"
 
 
-def _fill_policies(folder: Path, user_policies: Path) -> None:
-    """Write our deny rule and mirror the user's `*.toml` policies as `user-*.toml`."""
-    write_if_changed(folder / "deepresearch-writer.toml", WRITER_POLICY)
+def _fill_policies(folder: Path, policy: str, user_policies: Path) -> None:
+    """Write the call's rules and mirror the user's `*.toml` policies as `user-*.toml`."""
+    write_if_changed(folder / "deepresearch.toml", policy)
     wanted = {f"user-{p.name}": p for p in sorted(user_policies.glob("*.toml")) if p.is_file()}
     for name, source in wanted.items():
         write_if_changed(folder / name, source.read_text(encoding="utf-8"))

@@ -4,6 +4,11 @@
 `logs/prompts/`, runs the CLI through the one `ProcessRunner`, parses the output with the backend,
 records usage in the run's `Budget` (which refuses a call past `max_agent_calls`), emits start/finish events, retries retryable failures with exponential backoff, and
 raises `AgentError` / `NoAgentError` for failures that retrying cannot fix.
+
+Every call is confined (docs: README "Security model"): its environment has no tool secrets
+(core.agent_env) and points the tool scripts at the run's tool service; researchers get the two
+tool scripts (core.commands) and the CLI's rules allow only those; and, where bubblewrap works (or
+`sandbox: bwrap` demands it), the process runs inside the OS sandbox (core.sandbox).
 """
 
 from __future__ import annotations
@@ -16,18 +21,32 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
-from deepresearch.agents.base import AgentBackend, AgentRequest, AgentResult, FailureKind
+from deepresearch.agents.base import AgentBackend, AgentRequest, AgentResult, FailureKind, ToolProfile
 from deepresearch.agents.registry import get_backend, resolve_executable
+from deepresearch.core import sandbox
+from deepresearch.core.agent_env import agent_environment
 from deepresearch.core.budget import Budget
+from deepresearch.core.commands import client_roots, write_tool_commands
 from deepresearch.core.config import Config
 from deepresearch.core.errors import AgentError, NoAgentError
-from deepresearch.core.events import AgentFinished, AgentRetry, AgentStarted, EventSink
+from deepresearch.core.events import AgentFinished, AgentRetry, AgentStarted, EventSink, Notice
 from deepresearch.core.process import ProcessRunner
 from deepresearch.core.roles import Role, tools_for
 from deepresearch.core.workspace import Workspace
 
 FINAL_FAILURES = {FailureKind.NOT_INSTALLED, FailureKind.NOT_LOGGED_IN, FailureKind.BAD_ARGUMENTS}
+# What the tool scripts read to find the run's tool service and attribute their calls.
+SERVICE_ENV, TASK_ENV, CALL_ENV = "DEEPRESEARCH_SERVICE", "DEEPRESEARCH_TASK", "DEEPRESEARCH_CALL"
+
+
+class ToolEndpoint(Protocol):
+    """The run's tool service, as the runner sees it: where agents reach it."""
+
+    def address(self) -> str:
+        """The service's socket path (restarting the service first if it died)."""
+        ...
 
 
 @dataclass
@@ -84,8 +103,29 @@ class AgentRunner:
         self.which = which
         self.usage = Usage()
         self.budget = budget or Budget(workspace, config)
+        self.tool_service: ToolEndpoint | None = None  # set by the orchestrator for its run
+        self.probe_sandbox: Callable[[], sandbox.SandboxStatus] = sandbox.probe
+        self._sandbox: tuple[sandbox.SandboxStatus, bool] | None = None
         self._lock = threading.Lock()
         self._backends: dict[str, tuple[AgentBackend, str]] = {}
+
+    def sandbox_state(self) -> tuple[sandbox.SandboxStatus, bool]:
+        """(what bubblewrap can do here, whether agents run in it), decided once per runner; a
+        ConfigError for `sandbox: bwrap` without a working bubblewrap, a warning for `auto`."""
+        with self._lock:
+            if self._sandbox is None:
+                mode = self.config.sandbox
+                status = (
+                    self.probe_sandbox()
+                    if mode != sandbox.SandboxMode.OFF
+                    else sandbox.SandboxStatus(None, False, "off")
+                )
+                used = sandbox.decide(mode, status)
+                self._sandbox = (status, used)
+                problem = status.problem()
+                if mode == sandbox.SandboxMode.AUTO and not used and problem is not None:
+                    self.sink(Notice(f"{problem[0]} (sandbox: auto) → {problem[1]}", "warning"))
+            return self._sandbox
 
     def backend_for(self, role: str) -> tuple[AgentBackend, str]:
         """The role's backend and its resolved executable (NoAgentError when not installed)."""
@@ -101,9 +141,12 @@ class AgentRunner:
     def call(self, call: AgentCall) -> AgentResult:
         """Run one agent call with retries; returns the successful result or the last failure
         (retryable failures exhausted); raises for final failures (not installed / logged in)."""
-        backend, _ = self.backend_for(call.role)
+        backend, executable = self.backend_for(call.role)
         role_config = self.config.role(call.role)
         prompt_file = self._write_prompt(call)
+        tools = tools_for(call.role)
+        researcher = tools is ToolProfile.RESEARCHER
+        commands = write_tool_commands(self.workspace).all if researcher else ()
         request = AgentRequest(
             role=call.role,
             label=call.label,
@@ -111,9 +154,12 @@ class AgentRunner:
             prompt_file=prompt_file,
             workdir=self.workspace.root,
             output_file=call.output_file,
-            tools=tools_for(call.role),
+            tools=tools,
             model=role_config.model,
             extra_args=tuple(self.config.backend_args.get(backend.name, [])),
+            tool_commands=commands,
+            tool_roots=(*install_roots(executable), *(client_roots() if researcher else ())),
+            environ=self._child_env(call),
         )
         attempts = self.config.retries + 1
         result = AgentResult.failed(FailureKind.CRASHED, "not run")
@@ -141,8 +187,8 @@ class AgentRunner:
         attempt: int,
         timeout: float | None,
     ) -> AgentResult:
-        argv = backend.build_argv(request)
-        env = backend.build_env(request, self._child_env())
+        env = backend.build_env(request, request.environ)
+        argv = self._confine(backend, request, env, backend.build_argv(request))
         model = request.model
 
         def started(pid: int) -> None:
@@ -183,11 +229,35 @@ class AgentRunner:
         )
         return result
 
-    def _child_env(self) -> dict[str, str]:
-        env = dict(self.environ)
-        # Agents run `deepresearch archive/search` from the workspace; tell those where it is.
+    def _child_env(self, call: AgentCall) -> dict[str, str]:
+        env = agent_environment(self.environ)
+        # Agents run `deepresearch archive/search` from the workspace; tell those where it is,
+        # where the run's tool service listens, and whose calls they are.
         env["DEEPRESEARCH_WORKDIR"] = str(self.workspace.root)
+        env[TASK_ENV], env[CALL_ENV] = call.task_id, call.prompt_name or call.label
+        if self.tool_service is not None:
+            env[SERVICE_ENV] = self.tool_service.address()
         return env
+
+    def _confine(
+        self, backend: AgentBackend, request: AgentRequest, env: Mapping[str, str], argv: list[str]
+    ) -> list[str]:
+        """`argv` inside bubblewrap when the sandbox is in use, else as it is."""
+        status, used = self.sandbox_state()
+        if not used or status.executable is None:
+            return argv
+        home = Path(env["HOME"]) if env.get("HOME") else None
+        writable = [self.workspace.logs, *backend.config_paths(env)]
+        # (A folder the CLI has not created yet is not kept: it writes into the empty home.)
+        writable += [Path(p).expanduser() for p in self.config.sandbox_paths]
+        confinement = sandbox.Confinement(
+            workspace=self.workspace.root.resolve(),
+            home=home,
+            writable=tuple(writable),
+            readable=sandbox.kept_visible(env, home, request.tool_roots),
+            tmpdir=Path(env["TMPDIR"]) if env.get("TMPDIR") else None,
+        )
+        return sandbox.confine(status.executable, confinement, argv)
 
     def _write_prompt(self, call: AgentCall) -> Path:
         self.workspace.prompts.mkdir(parents=True, exist_ok=True)
@@ -215,6 +285,16 @@ class AgentRunner:
     def stop_all(self) -> None:
         """Kill every running agent (Ctrl-C / SIGTERM)."""
         self.processes.stop_all()
+
+
+def install_roots(executable: str) -> tuple[Path, ...]:
+    """Where a CLI is installed: its command's folder and, for an npm install, the outermost
+    `node_modules` its real path lies in (its helpers and platform packages sit beside it)."""
+    # Real paths: a sandbox (codex's own too) cannot mount a path through a symbolic link.
+    command = Path(executable)
+    real = command.resolve()
+    modules = [parent for parent in real.parents if parent.name == "node_modules"]
+    return tuple(dict.fromkeys([command.parent.resolve(), modules[-1] if modules else real.parent]))
 
 
 def _short_prompt(prompt_rel: str, call: AgentCall, workspace: Workspace) -> str:

@@ -1,16 +1,12 @@
-"""The typer application, the subcommand registry, and the one place errors become exit codes."""
+"""The typer application and the subcommand registry (errors become exit codes in cli/entry.py)."""
 
 from __future__ import annotations
 
 import importlib
-import os
-import sys
-import traceback
 
 import typer
-from typer.exceptions import TyperException
 
-from deepresearch.core.errors import DeepResearchError, ExitCode
+from deepresearch.cli.entry import run_app
 
 app = typer.Typer(
     name="deepresearch",
@@ -43,50 +39,6 @@ def _register_subcommands() -> None:
 _register_subcommands()
 
 
-def _debug_requested(argv: list[str]) -> bool:
-    return "--debug" in argv or os.environ.get("DEEPRESEARCH_DEBUG", "") not in ("", "0", "false")
-
-
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: run the app, turn typed errors into messages and exit codes."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    debug = _debug_requested(args)
-    try:
-        # Not standalone: typer returns the exit code of an Exit (its Ctrl-C is Exit(130)) instead of
-        # exiting, so every outcome is decided here.
-        code = app(args=args, prog_name="deepresearch", standalone_mode=False)
-    except DeepResearchError as exc:
-        if debug:
-            traceback.print_exc()
-        print(f"deepresearch: error: {exc}", file=sys.stderr)
-        sys.exit(int(exc.exit_code))
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        print("deepresearch: interrupted; run the same command again to resume.", file=sys.stderr)
-        sys.exit(int(ExitCode.INTERRUPTED))
-    except TyperException as exc:  # usage errors from typer's bundled click: bad option, bad value
-        show = getattr(exc, "show", None)
-        if callable(show):
-            show()
-        else:
-            print(f"deepresearch: error: {exc}", file=sys.stderr)
-        sys.exit(int(ExitCode.USAGE))
-    except KeyboardInterrupt:
-        print("deepresearch: interrupted; run the same command again to resume.", file=sys.stderr)
-        sys.exit(int(ExitCode.INTERRUPTED))
-    except Exception:
-        if debug:
-            traceback.print_exc()
-        else:
-            exc_type, exc_value, _ = sys.exc_info()
-            name = exc_type.__name__ if exc_type else "error"
-            print(
-                f"deepresearch: internal error ({name}: {exc_value}). "
-                "Run again with --debug for the traceback and report it.",
-                file=sys.stderr,
-            )
-        sys.exit(int(ExitCode.FAILURE))
-    if code == ExitCode.INTERRUPTED:
-        print("deepresearch: interrupted; run the same command again to resume.", file=sys.stderr)
-    sys.exit(code if isinstance(code, int) else 0)
+    run_app(app, argv)

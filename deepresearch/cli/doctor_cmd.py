@@ -1,5 +1,5 @@
-"""`deepresearch doctor [--ping] [-o DIR]`: agent CLIs, Chromium, search and the workspace, each
-problem with the command that fixes it. Exit 0 when at least one agent CLI is usable, else 6."""
+"""`deepresearch doctor [--ping] [-o DIR]`: agent CLIs and their permission profiles, the OS sandbox,
+Chromium, search and the workspace, each problem with the command that fixes it. Exit 0 when at least one agent CLI is usable, else 6."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ from typing import Annotated
 
 import typer
 
+from deepresearch.agents.base import PermissionProfile
 from deepresearch.core.errors import NoAgentError
 from deepresearch.doctor import AgentCheck, DoctorReport, run_doctor
 from deepresearch.doctor.checks import BrowserCheck, SearchCheck, WorkspaceCheck
+from deepresearch.doctor.security import SandboxCheck
 
 OK, BAD, UNKNOWN, UNSET = "✓", "✗", "?", "·"
 
@@ -33,7 +35,8 @@ def doctor(
     """Print what works and what does not, with the fix for each problem."""
     report = run_doctor(workdir.expanduser().resolve(), dict(os.environ), ping=ping)
     typer.echo(f"deepresearch doctor — {report.workdir}\n")
-    _agents(report.agents, report.pinged)
+    _agents(report.agents, report.pinged, report.permissions)
+    _sandbox(report.sandbox)
     _browser(report.browser)
     _search(report.search)
     _workspace(report.workspace)
@@ -45,7 +48,7 @@ def doctor(
         )
 
 
-def _agents(agents: list[AgentCheck], pinged: bool) -> None:
+def _agents(agents: list[AgentCheck], pinged: bool, permissions: dict[str, PermissionProfile]) -> None:
     typer.echo("Agent CLIs" + (" (pinged)" if pinged else ""))
     for agent in agents:
         if not agent.installed:
@@ -55,6 +58,21 @@ def _agents(agents: list[AgentCheck], pinged: bool) -> None:
         state = "logged in" if agent.logged_in else "not logged in" if agent.logged_in is False else "login"
         typer.echo(f"  {mark} {agent.name:<8} {agent.version or '?':<9} {state}: {agent.login}")
         typer.echo(f"    {'':<8} {agent.path}")
+    typer.echo("")
+    typer.echo("Permission profiles (each CLI's own rules, as a run sets them)")
+    for name, profile in permissions.items():
+        typer.echo(f"  {name:<8} researchers: {profile.researcher}")
+        typer.echo(f"  {'':<8} writers:     {profile.writer}")
+        for gap in profile.gaps:
+            typer.echo(f"  {'':<8} {UNKNOWN} cannot express: {gap}")
+    typer.echo("")
+
+
+def _sandbox(check: SandboxCheck) -> None:
+    typer.echo("OS sandbox (bubblewrap around every agent process)")
+    typer.echo(f"  {OK if check.used else UNSET if check.mode == 'off' else BAD} {check.summary}")
+    if check.status.executable:
+        typer.echo(f"    {check.status.executable}")
     typer.echo("")
 
 

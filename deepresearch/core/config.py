@@ -74,6 +74,10 @@ class Config:
     source_base_urls: dict[str, str] = field(default_factory=dict)  # service → base URL (proxies, tests)
     documents: list[str] = field(default_factory=list)  # the person's files, folders, globs
     provided_authority: float = 0.8  # authority of the person's own documents
+
+    # the OS sandbox around agent processes (core/sandbox.py): auto | bwrap | off
+    sandbox: str = "auto"
+    sandbox_paths: list[str] = field(default_factory=list)  # extra folders agents may write in it
     # Top-K saturation per executor task (None: the value of the `effort` preset, see effort.py)
     k_initial: int | None = None
     k_expand: int | None = None
@@ -125,6 +129,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "search_strategy": ("chain", "race", "batch"),
     "analysis": ("always", "auto", "never"),
     "verify_support": ("always", "never"),
+    "sandbox": ("auto", "bwrap", "off"),
 }
 _POSITIVE = {"max_rounds", "concurrency", "agent_timeout", "breadth", "max_tasks", "archive_timeout"}
 _POSITIVE |= {"search_timeout", "k_initial", "k_expand", "min_batches", "max_batches", "saturation_threshold"}
@@ -203,6 +208,8 @@ def _check_range(key: str, value: Any, source: str) -> None:
         raise ConfigError(key, source, f"must be above 0 and at most 1, got {value!r}")
     if key == "quality_threshold" and not 0 <= value <= 10:
         raise ConfigError(key, source, f"must be between 0 and 10, got {value!r}")
+    if key == "sandbox_paths" and (relative := [v for v in value if not Path(v).expanduser().is_absolute()]):
+        raise ConfigError(key, source, f"must be absolute paths (or start with ~), got {', '.join(relative)}")
     if key == "search_providers" and set(value) - set(SEARCH_PROVIDERS):
         unknown = ", ".join(sorted(set(value) - set(SEARCH_PROVIDERS)))
         raise ConfigError(key, source, f"unknown provider {unknown}; known: {', '.join(SEARCH_PROVIDERS)}")
@@ -325,7 +332,14 @@ def env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
             layer[key] = [part for part in value.split(os.pathsep) if part]  # like PATH
         elif key in hints and key not in ("roles", "backend_args", "search_base_urls", "source_base_urls"):
             layer[key] = value if value != "" else None
-        elif key not in ("home", "debug", "workdir"):
+        elif key not in (
+            "home",
+            "debug",
+            "workdir",
+            "service",
+            "task",
+            "call",
+        ):  # not settings: set for agents
             raise ConfigError(name, "environment", "unknown setting")
     if roles:
         layer["roles"] = roles

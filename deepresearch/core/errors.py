@@ -24,6 +24,7 @@ class ExitCode(IntEnum):
     BUDGET = 9  # a budget ran out (e.g. `deepresearch search` at max_searches)
     ARCHIVE = 10  # `deepresearch archive` could not archive one or more URLs
     BATCH_INCOMPLETE = 11  # `deepresearch batch`: some jobs failed or were left (batch.json lists them)
+    SERVICE = 12  # inside a run: its tool service is not answering (search needs it: it holds the keys)
     INTERRUPTED = 130  # Ctrl-C / SIGTERM: the workspace is resumable
 
 
@@ -113,6 +114,12 @@ class BatchIncompleteError(DeepResearchError):
     """Some jobs of a batch failed after their retries, or could not be read from the batch file."""
 
     exit_code = ExitCode.BATCH_INCOMPLETE
+
+
+class ToolServiceError(DeepResearchError):
+    """The run's tool service (search and archive for agents) cannot be started or reached."""
+
+    exit_code = ExitCode.SERVICE
 
 
 class Interrupted(DeepResearchError):

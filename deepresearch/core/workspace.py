@@ -85,6 +85,16 @@ class Workspace:
         return self.private / "usage.jsonl"
 
     @property
+    def tool_socket(self) -> Path:
+        """The run's tool service (search and archive for its agents): a Unix socket, mode 0600."""
+        return self.private / "tools.sock"
+
+    @property
+    def tools_log(self) -> Path:
+        """logs/tools.jsonl: one line per search or archive the tool service performed, by task."""
+        return self.logs / "tools.jsonl"
+
+    @property
     def browser_profile(self) -> Path:
         return self.private / "browser-profile"
 

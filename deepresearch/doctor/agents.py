@@ -1,8 +1,9 @@
 """`deepresearch doctor`: what this machine and this workspace can do, each problem with its fix.
 
 Checks every supported agent CLI (installed, version, logged in — from the CLI's own status command
-where it has one, or a one-line round trip with `ping`), Chromium for archiving (a real headless
-launch), the search providers, and the workspace's run. Returns typed results; only
+where it has one, or a one-line round trip with `ping`) and the permission profile a run gives it,
+the OS sandbox (a real bubblewrap launch), Chromium for archiving (a real headless launch), the
+search providers, and the workspace's run. Returns typed results; only
 `cli/doctor_cmd.py` prints them. Subprocesses go through the one `ProcessRunner`.
 """
 
@@ -14,10 +15,17 @@ import shutil
 import tempfile
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from deepresearch.agents.base import AgentBackend, AgentRequest, AgentResult, FailureKind, ToolProfile
+from deepresearch.agents.base import (
+    AgentBackend,
+    AgentRequest,
+    AgentResult,
+    FailureKind,
+    PermissionProfile,
+    ToolProfile,
+)
 from deepresearch.agents.registry import BUILTIN, DETECTION_ORDER, get_backend
 from deepresearch.core.config import Config, load_config
 from deepresearch.core.errors import DeepResearchError
@@ -31,6 +39,7 @@ from deepresearch.doctor.checks import (
     check_search,
     check_workspace,
 )
+from deepresearch.doctor.security import SandboxCheck, check_sandbox, permission_profiles
 
 PING_PROMPT = "This is a connectivity check. Reply with the single word OK. Do not use any tools."
 VERSION_TIMEOUT = 30.0
@@ -69,6 +78,8 @@ class DoctorReport:
     browser: BrowserCheck
     search: SearchCheck
     workspace: WorkspaceCheck
+    sandbox: SandboxCheck
+    permissions: dict[str, PermissionProfile] = field(default_factory=dict)
     config_problem: str = ""
     pinged: bool = False
 
@@ -90,8 +101,8 @@ class DoctorReport:
                 found.append((f"{agent.name} {what}", agent.fix))
             elif agent.logged_in is False:
                 found.append((f"{agent.name} is not logged in ({agent.login})", agent.fix))
-        found += self.browser.problems() + self.search.problems() + self.workspace.problems
-        return found
+        found += self.browser.problems() + self.search.problems() + self.sandbox.problems()
+        return found + self.workspace.problems
 
 
 def run_doctor(
@@ -112,6 +123,8 @@ def run_doctor(
         browser=check_browser(config.chromium_path, env),
         search=check_search(config, env),
         workspace=check_workspace(Workspace(workdir)),
+        sandbox=check_sandbox(config),
+        permissions=permission_profiles(config),
         config_problem=config_problem,
         pinged=ping,
     )

@@ -2,8 +2,9 @@
 
 A point's value (and a scatter point's x) must be found, by the rule in `numbers.py`, in the
 statement or the quote of at least one fact the point cites; every cited fact must exist in
-task.md and cite a source. A figure's sources are the union of its facts' sources, in
-first-appearance order: its caption cites them (`[S03][S07]`).
+task.md and cite a source, and none of its sources may be flagged suspicious (a page with
+instruction-like text aimed at AI agents: its numbers are never drawn). A figure's sources are the
+union of its facts' sources, in first-appearance order: its caption cites them (`[S03][S07]`).
 """
 
 from __future__ import annotations
@@ -57,6 +58,11 @@ def _check_point(point: Point, scatter: bool, doc: TaskDoc, where: str) -> tuple
             problems.append(f"{where}: {fact_id} is not in task.md")
         elif not fact.sources:
             problems.append(f"{where}: {fact.id} cites no source")
+        elif flagged := [sid for sid in fact.sources if sid in doc.suspicious()]:
+            problems.append(
+                f"{where}: {fact.id} comes from {', '.join(flagged)}, flagged suspicious (it addresses AI "
+                "agents): its numbers are never drawn; use a fact from another source or drop the point"
+            )
         else:
             facts.append(fact)
     if problems or not facts:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import shlex
-import shutil
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -12,10 +10,12 @@ from datetime import datetime
 from deepresearch.agents.runner import AgentRunner
 from deepresearch.core.budget import Budget
 from deepresearch.core.clock import utc_now
+from deepresearch.core.commands import tool_commands
 from deepresearch.core.config import Config
 from deepresearch.core.errors import StateError
 from deepresearch.core.events import EventSink, Notice
 from deepresearch.core.workspace import Workspace
+from deepresearch.service.server import ToolService
 from deepresearch.state.model import TaskDoc
 from deepresearch.state.store import StateStore
 
@@ -32,6 +32,7 @@ class RunContext:
     doc: TaskDoc
     clock: Callable[[], datetime] = utc_now
     written: str = ""  # task.md as this run last saved (or loaded) it: anything else is a person's edit
+    tools: ToolService | None = None  # the run's tool service (search and archive, one browser)
 
     def save(self, phase: str) -> None:
         """Write task.md (atomic, with a snapshot named after the phase)."""
@@ -75,8 +76,8 @@ class RunContext:
     def today(self) -> str:
         return self.clock().date().isoformat()
 
-    def cli_command(self, sub: str) -> str:
-        """How an agent calls a deepresearch subcommand (the installed script, else this Python)."""
-        script = shutil.which("deepresearch")
-        base = [script] if script else [sys.executable, "-m", "deepresearch"]
-        return shlex.join([*base, sub])
+    def tool_command(self, tool: str) -> str:
+        """How a research agent runs `deepresearch search` or `archive`: the workspace's tool script
+        (core.commands), the one command its CLI's rules allow for that tool."""
+        commands = tool_commands(self.workspace)
+        return shlex.quote(str(commands.search if tool == "search" else commands.archive))

@@ -17,6 +17,7 @@ from deepresearch.core.events import Notice
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.grounding import ground_fact, registered
 from deepresearch.sources.api import archive_missing, mark_abstract_only, record_to_source
+from deepresearch.sources.injection import SUSPICIOUS
 from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.registry import SourceRegistry
 from deepresearch.sources.weight import authority
@@ -49,7 +50,12 @@ def collect(ctx: RunContext, output: ExecutorOutput) -> Evidence:
             to_fetch.append(source.url)
     if to_fetch:
         fetched = archive_missing(
-            ctx.workspace, ctx.config, to_fetch, sink=ctx.sink, research_date=ctx.clock().date()
+            ctx.workspace,
+            ctx.config,
+            to_fetch,
+            sink=ctx.sink,
+            research_date=ctx.clock().date(),
+            archive=ctx.tools.archive if ctx.tools is not None else None,
         )
         for source in output.sources:
             record = fetched.get(source.url)
@@ -88,8 +94,9 @@ def _global_sources(
         record = evidence.records.get(source.id)
         if record is not None:
             row = record_to_source(record)
-            if row.type == "unknown" and source.type != "unknown":
+            if row.type == "unknown" and source.type != "unknown" and SUSPICIOUS not in row.flags:
                 # The URL did not tell; the executor read the page: take its type, and weigh it.
+                # (Never for a page that addresses AI agents: what it says about itself is suspect.)
                 row.type = source.type
                 row.authority = authority(row.type, row.url)
             if not row.published and source.published:

@@ -59,8 +59,8 @@ def executor_prompt(ctx: RunContext, task: Task, state: BatchState) -> str:
         batch=state.batches + 1,
         max_batches=sat.max_batches,
         k=next_k(state, sat),
-        search_command=ctx.cli_command("search"),
-        archive_command=ctx.cli_command("archive"),
+        search_command=ctx.tool_command("search"),
+        archive_command=ctx.tool_command("archive"),
         provided=[s for s in doc.sources if s.type == "provided"],
     )
 

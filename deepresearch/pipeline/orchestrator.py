@@ -6,8 +6,9 @@ moment resumes from the last completed step; finished tasks and merged facts are
 
 from __future__ import annotations
 
+import contextlib
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from deepresearch.agents.runner import AgentRunner
@@ -27,6 +28,7 @@ from deepresearch.pipeline.reflect import reflect
 from deepresearch.pipeline.supervise import supervise
 from deepresearch.pipeline.synthesize import synthesize
 from deepresearch.pipeline.verify import verify_facts
+from deepresearch.service.server import ToolService
 from deepresearch.state.lock import WorkspaceLock
 from deepresearch.state.model import FrontMatter, Mode, RunStatus, TaskDoc
 from deepresearch.state.schedule import reset_running
@@ -104,22 +106,39 @@ class Orchestrator:
         with WorkspaceLock(self.workspace) as lock:
             if lock.took_over_from:
                 self.sink(Notice(f"took over a stale lock left by process {lock.took_over_from}", "warning"))
-            ctx = RunContext(self.workspace, self.config, self.store, self.runner, self.sink, doc)
-            if self.store.exists():
-                ctx.written = self.store.path.read_text(encoding="utf-8")
-            self.sink(RunStarted(str(self.workspace.root), doc.front.question, resumed))
+            self.runner.sandbox_state()  # `sandbox: bwrap` without a working bubblewrap stops here
+            with self._tool_service() as tools:
+                ctx = RunContext(
+                    self.workspace, self.config, self.store, self.runner, self.sink, doc, tools=tools
+                )
+                if self.store.exists():
+                    ctx.written = self.store.path.read_text(encoding="utf-8")
+                self.sink(RunStarted(str(self.workspace.root), doc.front.question, resumed))
+                try:
+                    self._drive(ctx, on_plan)
+                except BudgetExhaustedError:
+                    self._leave_resumable(ctx)
+                    raise
+                except (KeyboardInterrupt, Interrupted) as exc:
+                    self._leave_resumable(ctx)
+                    raise Interrupted(
+                        "interrupted; the workspace is saved and resumable",
+                        hint="run the same command again (or `deepresearch --resume`) to continue",
+                    ) from exc
+                return self._finish(ctx)
+
+    @contextlib.contextmanager
+    def _tool_service(self) -> Iterator[ToolService]:
+        """The run's tool service, started for this run only (inside the workspace lock) and handed
+        to the runner, whose agents reach it through DEEPRESEARCH_SERVICE."""
+        runner = self.runner
+        service = ToolService(self.workspace, self.config, runner.budget, runner.environ, self.sink)
+        with service:
+            runner.tool_service = service
             try:
-                self._drive(ctx, on_plan)
-            except BudgetExhaustedError:
-                self._leave_resumable(ctx)
-                raise
-            except (KeyboardInterrupt, Interrupted) as exc:
-                self._leave_resumable(ctx)
-                raise Interrupted(
-                    "interrupted; the workspace is saved and resumable",
-                    hint="run the same command again (or `deepresearch --resume`) to continue",
-                ) from exc
-            return self._finish(ctx)
+                yield service
+            finally:
+                runner.tool_service = None
 
     def _drive(self, ctx: RunContext, on_plan: PlanHook | None) -> None:
         if ctx.doc.front.status is RunStatus.PLANNING:

@@ -47,6 +47,7 @@ def assess(ctx: RunContext) -> Assessment:
         unsupported=[f.id for f in doc.facts if f.support is Support.UNSUPPORTED],
         single_source=sum(len(doc.independent(f.sources)) == 1 for f in doc.facts),
         outline=doc.outline,
+        suspicious=[s for s in doc.sources if s.id in doc.suspicious()],
     )
     step = run_step(ctx, REFLECTOR, prompt)
     if step.value is None:

@@ -24,6 +24,8 @@ Rules (the References and Verification sections, code blocks and code spans are 
 - ungrounded_number: a number that no fact cited in its paragraph states or derives (grounding.py).
 - unsupported_claim: a cited sentence that the verifier role judged unsupported by the facts it
   cites (its verdicts are read from the workspace: evidence/support.py; claims.py).
+- suspicious_number: a sentence states a number from a source flagged suspicious (it addresses AI
+  agents) without citing that source (report/suspicious.py).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from deepresearch.report.citations import CitationGroup, block_groups
 from deepresearch.report.claims import unsupported_violations
 from deepresearch.report.grounding import number_violations
 from deepresearch.report.sentences import citations_needed, count_sentences, makes_claims
+from deepresearch.report.suspicious import suspicious_number_violations
 from deepresearch.report.violation import Violation, format_violation
 from deepresearch.state.model import Fact, Severity, Source, TaskDoc, Verified, id_number
 
@@ -53,6 +56,7 @@ KINDS = (
     "unaddressed_conflict",
     "ungrounded_number",
     "unsupported_claim",
+    "suspicious_number",
 )
 
 URL_RE = re.compile(r"(?:https?|ftp)://[^\s<>()\[\]\"'`]+|\bwww\.[\w-]+\.[\w.-]+[^\s<>()\[\]\"'`]*", re.I)
@@ -75,6 +79,7 @@ def check_report(report_text: str, doc: TaskDoc, workspace_root: Path) -> list[V
         *_conflict_violations(blocks, cited, doc),
         *number_violations(blocks, doc),
         *unsupported_violations(blocks, SupportStore(workspace_root).load()),
+        *(Violation(*found) for found in suspicious_number_violations(blocks, doc)),
     ]
     return sorted(set(found))
 

@@ -47,8 +47,10 @@ def run_search(
     environ: Mapping[str, str] | None = None,
     now: Callable[[], datetime] = utc_now,
     sink: EventSink | None = None,
+    budget: Budget | None = None,
 ) -> SearchOutcome:
-    """Search `query` for at most `k` results: a cache hit is free, a miss costs one search."""
+    """Search `query` for at most `k` results: a cache hit is free, a miss costs one search
+    (counted by `budget`, the run's when the tool service searches)."""
     env = os.environ if environ is None else environ
     providers = available_providers(config, env)
     strategy = config.search_strategy
@@ -58,7 +60,7 @@ def run_search(
         (sink or NullSink())(Notice(damaged, "warning"))
     if hit is not None:
         append_results(workspace, query, hit, cached=True, when=now())
-        used = Budget(workspace, config).searches_used()
+        used = (budget or Budget(workspace, config)).searches_used()
         return SearchOutcome(query, hit, True, strategy, [], used, config.max_searches)
     if not providers:
         raise SearchUnavailableError(
@@ -66,7 +68,7 @@ def run_search(
             f"search_providers = {', '.join(config.search_providers or []) or '(none)'}",
             hint=_key_hint(config, env) or "add duckduckgo (keyless) to search_providers",
         )
-    spend = Budget(workspace, config)
+    spend = budget or Budget(workspace, config)
     used = spend.reserve_search()
     results, attempts = STRATEGIES[strategy](providers, query, k, config.search_timeout)
     if not any(a.ok for a in attempts):

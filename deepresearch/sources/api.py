@@ -13,6 +13,7 @@ the orchestrator adds to task.md the ones it does not hold yet.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from datetime import date
 
 from deepresearch.core.config import Config
@@ -31,17 +32,20 @@ def archive_missing(
     *,
     sink: EventSink | None = None,
     research_date: date | None = None,
+    archive: Callable[[list[str]], list[SourceRecord]] | None = None,
 ) -> dict[str, SourceRecord]:
-    """A record for every URL: the registry's when archived already, else archived now (or failed).
-
-    The browser is launched only when some URL is not in the registry yet.
+    """A record for every URL: the registry's when archived already, else archived now (or failed),
+    by `archive` when given (the run's tool service, with the run's browser), else by an Archiver
+    of its own. A browser is launched only when some URL is not in the registry yet.
     """
-    from deepresearch.sources.archive import Archiver  # Playwright loads only when needed
-
     registry = SourceRegistry(workspace)
     found = {url: record for url in urls if (record := registry.lookup(url)) is not None}
     missing = [url for url in dict.fromkeys(urls) if url not in found]
-    if missing:
+    if missing and archive is not None:
+        found.update(zip(missing, archive(missing), strict=True))
+    elif missing:
+        from deepresearch.sources.archive import Archiver  # Playwright loads only when needed
+
         # Never local files: the orchestrator runs outside the agents' sandbox, and a file:// URL an
         # agent cites (perhaps told to by a web page) must not pull a private file into the report.
         with Archiver(
@@ -83,6 +87,7 @@ def record_to_source(record: SourceRecord) -> Source:
         archive=record.archive,
         sha256=record.sha256,
         copy_of=record.copy_of,
+        flags=list(record.flags),
     )
 
 

@@ -8,6 +8,9 @@ loop driving Playwright's async API. A URL already in the registry is not fetche
 failure becomes a failed record in the registry; nothing is raised out of `archive_many`.
 Papers, videos and files take their specialist route (routes.py, specialists.py) in a worker
 thread; a web page whose `citation_*` tags name a paper is archived as that paper.
+
+The run's tool service keeps one Archiver for the whole run on an event loop of its own and calls
+`archive_async` from there (each call may ask for screenshots or printed PDFs of its own pages).
 """
 
 from __future__ import annotations
@@ -78,6 +81,7 @@ class Archiver:
         )
         self.warnings: list[str] = []
         self.browser_unavailable = ""  # why the plain HTTP fallback is in use, once known
+        self.launches = 0  # Chromium launches (one per Archiver at most, unless none could start)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._browser: Browser | None = None
         self._start_lock: asyncio.Lock | None = None
@@ -93,35 +97,53 @@ class Archiver:
     ) -> None:
         if self._loop is None:
             return
-        if self._browser is not None:
-            self._loop.run_until_complete(self._browser.close())
+        self._loop.run_until_complete(self.aclose())
         self._loop.close()
-        self._loop, self._browser = None, None
+        self._loop = None
+
+    async def ready(self) -> None:
+        """Launch the browser now (or learn that none can start), before the first page needs it."""
+        self._start_lock = self._start_lock or asyncio.Lock()
+        await self._ensure_browser()
+
+    async def aclose(self) -> None:
+        """Close the browser (on the loop that drove it)."""
+        if self._browser is not None:
+            await self._browser.close()
+        self._browser = None
 
     def archive_many(self, urls: list[str]) -> list[SourceRecord]:
         """One record per URL, in order: archived (new or existing) or failed. Never raises for a URL."""
         if self._loop is None:
             raise RuntimeError("use Archiver as a context manager: with Archiver(...) as archiver")
-        return self._loop.run_until_complete(self._archive_all(urls))
+        return self._loop.run_until_complete(self.archive_async(urls))
 
     def archive(self, url: str) -> SourceRecord:
         """Archive one URL (see archive_many)."""
         return self.archive_many([url])[0]
 
-    async def _archive_all(self, urls: list[str]) -> list[SourceRecord]:
+    async def archive_async(
+        self, urls: list[str], screenshot: bool | None = None, print_pdf: bool | None = None
+    ) -> list[SourceRecord]:
+        """`archive_many` on the caller's event loop; `screenshot`/`print_pdf` override the options
+        for these pages."""
         self._slots = self._slots or asyncio.Semaphore(self.config.archive_concurrency)
         self._start_lock = self._start_lock or asyncio.Lock()
+        shots = (
+            self.options.screenshot if screenshot is None else screenshot,
+            self.options.print_pdf if print_pdf is None else print_pdf,
+        )
         unique = list(dict.fromkeys(urls))
         keys = {url: _key(url) for url in unique}
         jobs: dict[str, asyncio.Task[SourceRecord]] = {}
         for url in unique:  # the same page under two spellings is fetched once
             if keys[url] not in jobs:
-                jobs[keys[url]] = asyncio.ensure_future(self._archive_one(url))
+                jobs[keys[url]] = asyncio.ensure_future(self._archive_one(url, shots))
         await asyncio.gather(*jobs.values())
         results = {key: job.result() for key, job in jobs.items()}
         return [results[keys[url]] for url in urls]
 
-    async def _archive_one(self, url: str) -> SourceRecord:
+    async def _archive_one(self, url: str, shots: tuple[bool, bool]) -> SourceRecord:
         target = recognise(url)
         try:
             existing = self.registry.lookup(url)
@@ -130,7 +152,7 @@ class Archiver:
             if existing is not None:
                 return existing
             async with self._limit(url):
-                built = await self._build(url, target)
+                built = await self._build(url, target, shots)
         except FetchFailure as failure:
             return self._failed(url, failure, kind_of(target))
         except Exception as exc:  # a bug must not cost the other URLs their archive: record it
@@ -149,13 +171,13 @@ class Archiver:
         )
         return record
 
-    async def _build(self, url: str, target: Target) -> Built:
+    async def _build(self, url: str, target: Target, shots: tuple[bool, bool]) -> Built:
         """Fetch and read one target by its route (blocking work in worker threads)."""
         if target.route is Route.LOCAL and not self.local_files:
             raise FetchFailure(UNSUPPORTED, f"{url}: local files are archived only by `deepresearch archive`")
         if target.route is not Route.WEB:
             return built_special(await asyncio.to_thread(archive_special, target, self._tools()))
-        fetched, fallback = await self._fetch(url)
+        fetched, fallback = await self._fetch(url, shots)
         fetched.url = url
         content = await asyncio.to_thread(build_content, fetched)  # CPU-bound: keep the loop free
         paper = landing_meta(content.html, fetched.final_url) if content.kind == "web" else None
@@ -170,7 +192,7 @@ class Archiver:
     def _page_from_thread(self, url: str) -> Fetched:
         """A web page fetched on the archiver's loop (browser or fallback) for a route's worker thread."""
         assert self._loop is not None
-        future = asyncio.run_coroutine_threadsafe(self._fetch(url), self._loop)
+        future = asyncio.run_coroutine_threadsafe(self._fetch(url, (False, False)), self._loop)
         return future.result(timeout=2 * self.config.archive_timeout + 10)[0]
 
     @contextlib.asynccontextmanager
@@ -181,13 +203,13 @@ class Archiver:
         async with per_host, self._slots:
             yield
 
-    async def _fetch(self, url: str) -> tuple[Fetched, bool]:
+    async def _fetch(self, url: str, shots: tuple[bool, bool]) -> tuple[Fetched, bool]:
         """(what was fetched, whether the plain HTTP fallback was used)."""
         if urlsplit(url).scheme not in ("http", "https"):
             raise FetchFailure(BAD_URL, f"not an http(s) URL: {url!r}")
         browser = await self._ensure_browser()
         if browser is not None:
-            return await browser.fetch(url), False
+            return await browser.fetch(url, screenshot=shots[0], print_pdf=shots[1]), False
         fetched = await asyncio.to_thread(
             http_fetch, url, self.config.archive_timeout, self.config.archive_max_bytes
         )
@@ -201,6 +223,7 @@ class Archiver:
                 try:
                     await browser.start()
                     self._browser = browser
+                    self.launches += 1
                 except BrowserUnavailable as exc:
                     self.browser_unavailable = str(exc)
                     self._warn(

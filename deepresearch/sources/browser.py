@@ -209,8 +209,13 @@ class Browser:
         with contextlib.suppress(PlaywrightError):  # already gone with a crashed renderer
             await page.close()
 
-    async def fetch(self, url: str) -> Fetched:
-        """Load `url`: HTML rendered after scripts ran; other documents downloaded as they are."""
+    async def fetch(self, url: str, screenshot: bool | None = None, print_pdf: bool | None = None) -> Fetched:
+        """Load `url`: HTML rendered after scripts ran; other documents downloaded as they are.
+        `screenshot`/`print_pdf` override the options for this page."""
+        shots = (
+            self.options.screenshot if screenshot is None else screenshot,
+            self.options.print_pdf if print_pdf is None else print_pdf,
+        )
         page = await self._acquire()
         healthy = False
         try:
@@ -230,11 +235,13 @@ class Browser:
             healthy = True
             if content_type and content_type not in HTML_TYPES:
                 return await self.download(response.url)  # PDF viewer or image: get the bytes
-            return await self._rendered(page, url, response.status, content_type or "text/html")
+            return await self._rendered(page, url, response.status, content_type or "text/html", shots)
         finally:
             await self._release(page, healthy)
 
-    async def _rendered(self, page: Page, url: str, status: int, content_type: str) -> Fetched:
+    async def _rendered(
+        self, page: Page, url: str, status: int, content_type: str, shots: tuple[bool, bool]
+    ) -> Fetched:
         await self._traffic[page].settle()  # pages that poll forever: take what has rendered by then
         try:
             html = await page.content()
@@ -248,8 +255,8 @@ class Browser:
             body, charset = html.encode("utf-8"), "utf-8"
         if len(body) > self.options.max_bytes:
             raise FetchFailure(TOO_LARGE, f"{url} renders to {len(body)} bytes, over the cap", status)
-        shot = await page.screenshot(full_page=True, type="png") if self.options.screenshot else None
-        printed = await page.pdf(print_background=True) if self.options.print_pdf else None
+        shot = await page.screenshot(full_page=True, type="png") if shots[0] else None
+        printed = await page.pdf(print_background=True) if shots[1] else None
         title = await page.title()
         return Fetched(
             url=url, final_url=page.url, status=status, content_type=content_type, charset=charset,

@@ -79,6 +79,7 @@ class SourceRecord:
     captions: str = ""  # a transcript's captions: manual | automatic
     pdf_url: str = ""  # where a paper's PDF was downloaded from
     copy_of: str = ""  # the earlier-published source whose main text this one repeats (copies.py)
+    flags: list[str] = field(default_factory=list)  # suspicious: instructions aimed at AI agents
 
     @property
     def ok(self) -> bool:

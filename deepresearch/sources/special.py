@@ -20,7 +20,7 @@ from deepresearch.sources.content import sha256_hex
 from deepresearch.sources.fetch import Fetched, http_fetch
 from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.scholarly import base_url
-from deepresearch.sources.store import StoreContext
+from deepresearch.sources.store import StoreContext, flag_injection
 from deepresearch.sources.weight import authority, evidence_weight, recency
 
 _HEADER_LINE = re.compile(r"^- ([A-Za-z][A-Za-z -]*): (.*)$")
@@ -127,4 +127,6 @@ def store_special(ctx: StoreContext, source_id: str, url: str, special: SpecialS
         record.authority = authority(record.source_type, record.final_url)
     record.recency = recency(record.published, ctx.research_date, ctx.time_scope)
     record.weight = evidence_weight(record.authority, record.recency)
+    # A transcript, paper or document may address AI agents as well as a web page can.
+    flag_injection(record, special.text)
     return record

@@ -12,6 +12,7 @@ from deepresearch.core.clock import iso_seconds, utc_now
 from deepresearch.core.files import atomic_write
 from deepresearch.core.urls import host_slug
 from deepresearch.core.workspace import Workspace
+from deepresearch.sources import injection
 from deepresearch.sources.content import Content, sha256_hex
 from deepresearch.sources.fetch import Fetched
 from deepresearch.sources.record import SourceRecord
@@ -75,7 +76,16 @@ def store_source(
         atomic_write(images / f"{stem}.pdf", fetched.page_pdf, durable=False)
         record.pdf_path = record.pdf_path or ws.relative(images / f"{stem}.pdf")
     _weigh(record, content.text, ctx)
+    flag_injection(record, content.text, content.html)
     return record
+
+
+def flag_injection(record: SourceRecord, *texts: str) -> None:
+    """Mark a source that addresses AI agents `suspicious`, saying what was found (injection.py)."""
+    findings = injection.scan(*texts)
+    if findings:
+        record.flags.append(injection.SUSPICIOUS)
+        record.warning = "; ".join(w for w in (record.warning, injection.describe(findings)) if w)
 
 
 def _weigh(record: SourceRecord, text: str, ctx: StoreContext) -> None:

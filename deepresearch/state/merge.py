@@ -115,6 +115,7 @@ class _Merger:
             existing.type = new.type
         if existing.authority is None:
             existing.authority = new.authority
+        existing.flags = list(dict.fromkeys([*existing.flags, *new.flags]))  # code's flags only add up
         if existing.sha256:
             self.by_sha.setdefault(existing.sha256, existing)
 

@@ -133,6 +133,11 @@ class Fact:
     support: Support = Support.UNCHECKED  # judged by the verifier role
 
 
+# Sources' `flags` (set by code, never by agents): `suspicious` marks a page with instruction-like
+# text aimed at AI agents (sources/injection.py).
+SUSPICIOUS = "suspicious"
+
+
 @dataclass
 class Source:
     id: str  # S01, S02, ... (grows past 99 as S100)
@@ -219,6 +224,10 @@ class TaskDoc:
     def independent(self, source_ids: list[str]) -> set[str]:
         """The distinct originals among `source_ids`: copies of one text count once."""
         return {self.original(s) for s in source_ids}
+
+    def suspicious(self) -> set[str]:
+        """IDs of the sources flagged suspicious (instruction-like text aimed at AI agents)."""
+        return {s.id for s in self.sources if SUSPICIOUS in s.flags}
 
 
 def format_fact_id(n: int) -> str:

@@ -3,8 +3,10 @@ each CLI's recorded outputs (fixtures under tests/agents/fixtures/<cli>/<case>/)
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import re
 import shutil
 import stat
 import tomllib
@@ -50,46 +52,88 @@ def load_outcome(cli: str, case: str) -> ProcessOutcome:
     )
 
 
+SCRIPTS = (
+    WORKDIR / ".deepresearch/bin/deepresearch-search",
+    WORKDIR / ".deepresearch/bin/deepresearch-archive",
+)
+ROOTS = (Path("/opt/venv"), Path("/usr/lib/node_modules"))
+
+
 def request(
     tools: ToolProfile, model: str | None = None, extra: tuple[str, ...] = (), workdir: Path = WORKDIR
 ) -> AgentRequest:
+    researcher = tools is RESEARCHER
     return AgentRequest(
-        role="executor" if tools is RESEARCHER else "planner",
-        label="E1",
+        role="executor" if researcher else "planner",
+        label="E1" if researcher else "planner",
         prompt=PROMPT,
         prompt_file=workdir / "logs/prompts/E1.md",
         workdir=workdir,
-        output_file=workdir / "logs/briefs/E1.md",
+        output_file=workdir / ("logs/E1_result.md" if researcher else "logs/planner_result.md"),
         tools=tools,
         model=model,
         extra_args=extra,
+        tool_commands=SCRIPTS if researcher else (),
+        tool_roots=ROOTS,
+        environ={"HOME": "/home/ana"},
     )
 
 
-# --- argv -------------------------------------------------------------------------------------
+# --- argv: each CLI's own permission rules, per tool profile (verified against the real binaries
+# by tests/integration/test_confinement.py) ------------------------------------------------------
 
 CLAUDE_WRITER_TOOLS = [
+    "--permission-mode",
+    "dontAsk",
     "--allowedTools",
-    "Read Write Edit Glob Grep",
+    "Read(//runs/q1/**)",
+    "Edit(//runs/q1/logs/planner_result.md)",
     "--disallowedTools",
     "Bash WebFetch WebSearch",
 ]
-CLAUDE_RESEARCHER_TOOLS = ["--allowedTools", "Read Write Edit Glob Grep Bash WebFetch WebSearch"]
-COPILOT_WRITER = ["--allow-tool=write", "--deny-tool=shell", "--excluded-tools=bash,web_fetch,web_search"]
-COPILOT_RESEARCHER = ["--allow-all-tools", "--allow-all-urls", "--allow-all-paths"]
-CODEX_HEAD = [
-    "codex",
-    "exec",
-    "--json",
-    "--skip-git-repo-check",
-    "-C",
-    "/runs/q1",
-    "--sandbox",
-    "workspace-write",
+CLAUDE_RESEARCHER_TOOLS = [
+    "--permission-mode",
+    "dontAsk",
+    "--allowedTools",
+    "Bash(/runs/q1/.deepresearch/bin/deepresearch-search:*)",
+    "Bash(/runs/q1/.deepresearch/bin/deepresearch-archive:*)",
+    "Read(//runs/q1/**)",
+    "Edit(//runs/q1/logs/E1_result.md)",
+    "--disallowedTools",
+    "WebFetch WebSearch",
 ]
-CODEX_NET = ["-c", "sandbox_workspace_write.network_access=true"]
-CODEX_NO_SEARCH = ["-c", 'web_search="disabled"']
-GEMINI_WRITER = ["--approval-mode", "auto_edit", "--policy", "/runs/q1/.deepresearch/gemini/writer-policies"]
+COPILOT_WRITER = [
+    "--allow-tool=write(/runs/q1/logs/planner_result.md)",
+    "--deny-tool=shell",
+    "--excluded-tools=bash,web_fetch,web_search",
+    "--disallow-temp-dir",
+]
+COPILOT_RESEARCHER = [
+    "--allow-tool=write(/runs/q1/logs/E1_result.md)",
+    "--allow-tool=shell(/runs/q1/.deepresearch/bin/deepresearch-search:*)",
+    "--allow-tool=shell(/runs/q1/.deepresearch/bin/deepresearch-archive:*)",
+    "--excluded-tools=web_fetch,web_search",
+    "--disallow-temp-dir",
+]
+CODEX_HEAD = ["codex", "exec", "--json", "--skip-git-repo-check", "-C", "/runs/q1"]
+CODEX_PROFILE = [
+    "-c",
+    'default_permissions="deepresearch"',
+    "-c",
+    'permissions.deepresearch.filesystem={":minimal" = "read", "/home/ana/.codex/tmp" = "read", '
+    '"/opt/venv" = "read", "/usr/lib/node_modules" = "read", ":workspace_roots" = {"." = "read", '
+    '"logs" = "write"}}',
+    "-c",
+    'web_search="disabled"',
+]
+CODEX_SOCKETS_ONLY = [
+    "-c",
+    "permissions.deepresearch.network={enabled = true, dangerously_allow_all_unix_sockets = true}",
+    "-c",
+    "features.network_proxy=true",
+]
+GEMINI_WRITER = ["--approval-mode", "default", "--policy", "/runs/q1/.deepresearch/gemini/policies/planner"]
+GEMINI_RESEARCHER = ["--approval-mode", "default", "--policy", "/runs/q1/.deepresearch/gemini/policies/E1"]
 EXTRA = ("--verbose", "--x=1")
 
 
@@ -108,34 +152,8 @@ EXTRA = ("--verbose", "--x=1")
             RESEARCHER,
             "sonnet",
             EXTRA,
-            [
-                "claude",
-                "-p",
-                PROMPT,
-                "--output-format",
-                "json",
-                "--model",
-                "sonnet",
-                *EXTRA,
-                *CLAUDE_RESEARCHER_TOOLS,
-            ],
-        ),
-        (
-            ClaudeBackend(),
-            WRITER,
-            "haiku",
-            EXTRA,
-            [
-                "claude",
-                "-p",
-                PROMPT,
-                "--output-format",
-                "json",
-                "--model",
-                "haiku",
-                *EXTRA,
-                *CLAUDE_WRITER_TOOLS,
-            ],
+            ["claude", "-p", PROMPT, "--output-format", "json", "--model", "sonnet", *EXTRA,
+             *CLAUDE_RESEARCHER_TOOLS],
         ),
         (
             GeminiBackend(),
@@ -146,100 +164,84 @@ EXTRA = ("--verbose", "--x=1")
         ),
         (
             GeminiBackend(),
-            WRITER,
-            "gemini-2.5-flash",
-            EXTRA,
-            [
-                "gemini",
-                "-p",
-                PROMPT,
-                "-o",
-                "json",
-                *GEMINI_WRITER,
-                "--skip-trust",
-                "-m",
-                "gemini-2.5-flash",
-                *EXTRA,
-            ],
-        ),
-        (
-            GeminiBackend(),
             RESEARCHER,
             "gemini-2.5-pro",
             EXTRA,
-            ["gemini", "-p", PROMPT, "-o", "json", "--yolo", "--skip-trust", "-m", "gemini-2.5-pro", *EXTRA],
+            ["gemini", "-p", PROMPT, "-o", "json", *GEMINI_RESEARCHER, "--skip-trust", "-m", "gemini-2.5-pro",
+             *EXTRA],
         ),
-        (CodexBackend(), WRITER, None, (), [*CODEX_HEAD, *CODEX_NO_SEARCH, PROMPT]),
-        (
-            CodexBackend(),
-            WRITER,
-            "gpt-5",
-            EXTRA,
-            [*CODEX_HEAD, "-m", "gpt-5", *CODEX_NO_SEARCH, *EXTRA, PROMPT],
-        ),
-        (CodexBackend(), RESEARCHER, None, (), [*CODEX_HEAD, *CODEX_NET, PROMPT]),
+        (CodexBackend(), WRITER, None, (), [*CODEX_HEAD, *CODEX_PROFILE, PROMPT]),
         (
             CodexBackend(),
             RESEARCHER,
             "gpt-5",
             EXTRA,
-            [*CODEX_HEAD, "-m", "gpt-5", *CODEX_NET, *EXTRA, PROMPT],
+            [*CODEX_HEAD, "-m", "gpt-5", *CODEX_PROFILE, *CODEX_SOCKETS_ONLY, *EXTRA, PROMPT],
         ),
         (
             CopilotBackend(),
             WRITER,
             None,
             (),
-            [
-                "copilot",
-                "-p",
-                PROMPT,
-                "-C",
-                "/runs/q1",
-                "--no-ask-user",
-                "--output-format",
-                "json",
-                *COPILOT_WRITER,
-            ],
+            ["copilot", "-p", PROMPT, "-C", "/runs/q1", "--no-ask-user", "--output-format", "json",
+             *COPILOT_WRITER],
         ),
         (
             CopilotBackend(),
             RESEARCHER,
             "gpt-5",
             EXTRA,
-            [
-                "copilot",
-                "-p",
-                PROMPT,
-                "-C",
-                "/runs/q1",
-                "--no-ask-user",
-                "--output-format",
-                "json",
-                "--model",
-                "gpt-5",
-                *COPILOT_RESEARCHER,
-                *EXTRA,
-            ],
+            ["copilot", "-p", PROMPT, "-C", "/runs/q1", "--no-ask-user", "--output-format", "json",
+             "--model", "gpt-5", *COPILOT_RESEARCHER, *EXTRA],
         ),
     ],
-)
+)  # fmt: skip
 def test_argv_per_profile(
     backend: AgentBackend, tools: ToolProfile, model: str | None, extra: tuple[str, ...], expected: list[str]
 ) -> None:
     assert backend.build_argv(request(tools, model, extra)) == expected
 
 
-def test_claude_never_asks_for_the_root_refused_permission_bypass() -> None:
-    for tools in ToolProfile:
-        argv = ClaudeBackend().build_argv(request(tools))
-        assert "--dangerously-skip-permissions" not in argv
-        assert "bypassPermissions" not in argv
+def test_no_backend_grants_everything() -> None:
+    allow_all = {"--yolo", "--allow-all", "--allow-all-tools", "--allow-all-paths", "--allow-all-urls",
+                 "--dangerously-skip-permissions", "--dangerously-bypass-approvals-and-sandbox", "bypassPermissions",
+                 "danger-full-access", "Bash", "Bash(*)", "--sandbox"}  # fmt: skip
+    for backend in (ClaudeBackend(), GeminiBackend(), CodexBackend(), CopilotBackend()):
+        for tools in ToolProfile:
+            argv = backend.build_argv(request(tools))
+            assert not allow_all & set(argv), (backend.name, tools, allow_all & set(argv))
+            assert not any("network_access" in arg for arg in argv)
 
 
-def test_copilot_researcher_profile_is_the_same_with_or_without_model() -> None:
-    argv = CopilotBackend().build_argv(request(RESEARCHER))
-    assert argv[-3:] == COPILOT_RESEARCHER and "--model" not in argv
+def test_claude_rules_escape_glob_characters_in_paths() -> None:
+    req = request(WRITER, workdir=Path("/runs/q[1]*"))
+    argv = ClaudeBackend().build_argv(req)
+    assert "Read(//runs/q\\[1\\]\\*/**)" in argv
+
+
+def test_tool_scripts_with_spaces_are_quoted_as_the_prompt_shows_them() -> None:
+    scripts = (Path("/my runs/.deepresearch/bin/deepresearch-search"),)
+    req = dataclasses.replace(request(RESEARCHER), tool_commands=scripts)
+    assert "Bash('/my runs/.deepresearch/bin/deepresearch-search':*)" in ClaudeBackend().build_argv(req)
+    assert (
+        "--allow-tool=shell('/my runs/.deepresearch/bin/deepresearch-search':*)"
+        in CopilotBackend().build_argv(req)
+    )
+
+
+def test_codex_home_comes_from_the_call_environment() -> None:
+    req = dataclasses.replace(request(WRITER), environ={"CODEX_HOME": "/srv/codex", "HOME": "/home/ana"})
+    assert '"/srv/codex/tmp" = "read"' in CodexBackend().build_argv(req)[9]
+
+
+def test_each_cli_names_its_own_config_folders() -> None:
+    env = {"HOME": "/home/ana"}
+    assert ClaudeBackend().config_paths(env) == (Path("/home/ana/.claude"), Path("/home/ana/.claude.json"))
+    assert GeminiBackend().config_paths(env) == (Path("/home/ana/.gemini"),)
+    assert GeminiBackend().config_paths({**env, "GEMINI_CLI_HOME": "/w/h"}) == (Path("/w/h/.gemini"),)
+    assert CodexBackend().config_paths(env) == (Path("/home/ana/.codex"),)
+    assert CopilotBackend().config_paths({**env, "COPILOT_HOME": "/c"}) == (Path("/c"),)
+    assert CustomBackend(["mycli"]).config_paths(env) == ()
 
 
 # --- environment ------------------------------------------------------------------------------
@@ -254,36 +256,50 @@ def test_claude_env_bounds_retries_and_keeps_a_user_choice() -> None:
     )
 
 
-def test_gemini_writer_gets_a_policy_folder_denying_shell_and_web(tmp_path: Path) -> None:
+def test_gemini_policy_folder_holds_the_roles_rules_and_the_users(tmp_path: Path) -> None:
     user_policies = tmp_path / "home/.gemini/policies"
     user_policies.mkdir(parents=True)
     (user_policies / "mine.toml").write_text(
         '[[rule]]\ntoolName = "mcp_x"\ndecision = "deny"\npriority = 5\n'
     )
-    req = request(WRITER, workdir=tmp_path / "run")
+    req = request(RESEARCHER, workdir=tmp_path / "run")
     env = GeminiBackend().build_env(req, {"HOME": str(tmp_path / "home")})
-    folder = tmp_path / "run/.deepresearch/gemini/writer-policies"
-    assert GeminiBackend().build_argv(req)[5:9] == ["--approval-mode", "auto_edit", "--policy", str(folder)]
-    ours = tomllib.loads((folder / "deepresearch-writer.toml").read_text())
-    assert ours["rule"] == [
-        {
-            "toolName": ["run_shell_command", "web_fetch", "google_web_search"],
-            "decision": "deny",
-            "priority": 900,
-        }
-    ]
+    folder = tmp_path / "run/.deepresearch/gemini/policies/E1"
+    assert GeminiBackend().build_argv(req)[5:9] == ["--approval-mode", "default", "--policy", str(folder)]
+    rules = tomllib.loads((folder / "deepresearch.toml").read_text())["rule"]
+    output = tmp_path / "run/logs/E1_result.md"
+    assert rules[0]["toolName"] == ["write_file", "replace"] and rules[0]["decision"] == "allow"
+    assert rules[0]["argsPattern"] == (
+        '\\0"file_path":"(?:' + re.escape(str(output)) + '|logs/E1_result\\.md)"\\0'
+    )
+    assert rules[1] == {
+        "toolName": ["write_file", "replace", "web_fetch", "google_web_search"],
+        "decision": "deny",
+        "priority": 990,
+    }
+    assert rules[2]["commandPrefix"] == [str(p) for p in SCRIPTS] and rules[2]["decision"] == "allow"
+    assert rules[3] == {"toolName": ["run_shell_command"], "decision": "deny", "priority": 990}
+    # gemini reads the arguments as one string with NUL-framed top-level keys (stableStringify).
+    framed = '\0"content":"x"\0\0"file_path":"' + str(output) + '"\0'
+    assert re.search(rules[0]["argsPattern"].replace("\\0", "\x00"), framed)
+    other = framed.replace("E1_result", "E2_result")
+    assert not re.search(rules[0]["argsPattern"].replace("\\0", "\x00"), other)
     # --policy replaces the user's policy folder, so their rules come along as copies.
     assert (folder / "user-mine.toml").read_text() == (user_policies / "mine.toml").read_text()
     assert env == {"HOME": str(tmp_path / "home")}  # no settings, no moved home: the user's login stays
     (user_policies / "mine.toml").unlink()
     GeminiBackend().build_env(req, {"HOME": str(tmp_path / "home")})
-    assert sorted(p.name for p in folder.iterdir()) == ["deepresearch-writer.toml"]
+    assert sorted(p.name for p in folder.iterdir()) == ["deepresearch.toml"]
 
 
-def test_gemini_researcher_environment_is_untouched_without_a_custom_endpoint(tmp_path: Path) -> None:
-    base = {"HOME": str(tmp_path / "home"), "GEMINI_API_KEY": "k"}
-    assert GeminiBackend().build_env(request(RESEARCHER, workdir=tmp_path / "run"), base) == base
-    assert not (tmp_path / "run").exists()
+def test_gemini_writer_policy_allows_no_shell(tmp_path: Path) -> None:
+    req = request(WRITER, workdir=tmp_path / "run")
+    GeminiBackend().build_env(req, {"HOME": str(tmp_path / "home")})
+    rules = tomllib.loads(
+        (tmp_path / "run/.deepresearch/gemini/policies/planner/deepresearch.toml").read_text()
+    )
+    shell = [r for r in rules["rule"] if r["toolName"] == ["run_shell_command"]]
+    assert [r["decision"] for r in shell] == ["deny"]
 
 
 def test_gemini_custom_endpoint_gets_a_workspace_home_with_api_key_auth(tmp_path: Path) -> None:
@@ -630,7 +646,7 @@ def test_custom_template_substitutes_every_placeholder() -> None:
     assert backend.executable == "mycli"
     assert backend.build_argv(request(WRITER, "m1", ("--fast",))) == [
         "mycli", "--file", "/runs/q1/logs/prompts/E1.md", "--cwd=/runs/q1", "--model", "m1",
-        "--say", PROMPT, "--out", "/runs/q1/logs/briefs/E1.md", "{literal}", "--fast",
+        "--say", PROMPT, "--out", "/runs/q1/logs/planner_result.md", "{literal}", "--fast",
     ]  # fmt: skip
 
 

@@ -105,7 +105,10 @@ def test_the_built_wheel_runs_a_research_outside_the_checkout(
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (outside / "report.md").is_file() and "research completed" in proc.stdout
-    assert str(venv) in (outside / "logs" / "prompts" / "E1.md").read_text()  # the archive command agents ran
+    # The archive command agents ran: the workspace's tool script, running the wheel's interpreter.
+    script = outside / ".deepresearch" / "bin" / "deepresearch-archive"
+    assert str(script) in (outside / "logs" / "prompts" / "E1.md").read_text()
+    assert str(venv) in script.read_text()
 
 
 def test_ctrl_c_in_a_subcommand_exits_130_with_the_message(tmp_path: Path, clean_env: dict[str, str]) -> None:

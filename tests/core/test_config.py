@@ -70,3 +70,17 @@ def test_bad_environment_value_names_the_variable(tmp_path: Path) -> None:
 def test_min_rounds_cannot_exceed_max_rounds(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="min_rounds"):
         load_config(tmp_path, env_for(tmp_path), flags={"max_rounds": 1}, front_matter={"min_rounds": 2})
+
+
+def test_sandbox_settings_are_checked(tmp_path: Path) -> None:
+    from deepresearch.core.config import Config, apply_layer
+    from deepresearch.core.errors import ConfigError
+
+    config = apply_layer(Config(), {"sandbox": "bwrap", "sandbox_paths": ["~/.mycli", "/opt/x"]}, "test")
+    assert config.sandbox == "bwrap" and config.sandbox_paths == ["~/.mycli", "/opt/x"]
+    with pytest.raises(ConfigError) as raised:
+        apply_layer(Config(), {"sandbox": "docker"}, "input.md")
+    assert "sandbox: must be one of auto, bwrap, off" in str(raised.value)
+    with pytest.raises(ConfigError) as raised:
+        apply_layer(Config(), {"sandbox_paths": ["relative/dir"]}, "input.md")
+    assert "must be absolute paths" in str(raised.value)

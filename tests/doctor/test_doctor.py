@@ -4,6 +4,7 @@ versions, login states and ping answers in each real CLI's format, or fail."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -245,3 +246,37 @@ def test_a_broken_custom_command_is_a_problem(tmp_path: Path, env: dict[str, str
     report = run_doctor(tmp_path, env)
     (what, fix), *_ = [p for p in report.problems() if p[0].startswith("custom")]
     assert what.startswith("custom cannot be used: ") and "custom_command" in what + fix
+
+
+def test_doctor_shows_each_clis_permission_profile_and_the_sandbox(
+    tmp_path: Path, bin_dir: Path, env: dict[str, str]
+) -> None:
+    install_mixed(bin_dir)
+    proc = doctor_cli(["-o", str(tmp_path)], env, tmp_path)
+    out = proc.stdout
+    assert "Permission profiles (each CLI's own rules, as a run sets them)" in out
+    for name in ("copilot", "claude", "gemini", "codex"):
+        assert re.search(rf"^  {name} +researchers: ", out, re.M), name
+    assert "--permission-mode dontAsk" in out and "commandPrefix" in out and "--allow-tool=shell(" in out
+    assert "? cannot express: cannot limit which commands run" in out  # codex
+    assert "OS sandbox (bubblewrap around every agent process)" in out
+    from deepresearch.core.sandbox import probe
+
+    if probe().works:
+        assert "✓ agents run in bubblewrap (bubblewrap" in out and "sandbox: auto" in out
+    else:
+        assert "not available" in out
+
+
+def test_without_bubblewrap_doctor_says_how_to_get_it(
+    tmp_path: Path, bin_dir: Path, env: dict[str, str]
+) -> None:
+    install_mixed(bin_dir)
+    bare = {**env, "PATH": str(bin_dir)}  # no bwrap (the fake CLIs need only /bin/sh)
+    proc = doctor_cli(["-o", str(tmp_path)], bare, tmp_path)
+    assert "✗ not available (bwrap not found on PATH)" in proc.stdout
+    assert "✗ bubblewrap is not installed: agents run without an OS sandbox" in proc.stdout
+    assert "→ install bubblewrap (Debian/Ubuntu: `sudo apt-get install bubblewrap`)" in proc.stdout
+    (tmp_path / "deepresearch.yaml").write_text(yaml.safe_dump({"sandbox": "bwrap"}))
+    strict = doctor_cli(["-o", str(tmp_path)], bare, tmp_path)
+    assert "sandbox: is bwrap, but bubblewrap is not installed" in strict.stdout  # what a run would refuse

@@ -79,7 +79,11 @@ def endpoint_env(name: str, server_url: str, home: Path) -> dict[str, str]:
             "COPILOT_PROVIDER_API_KEY": API_KEY,
             "COPILOT_OFFLINE": "true",
         }
-    return {"SCRIPTED_MODEL_KEY": API_KEY}  # codex: the custom provider's env_key
+    # codex: the custom provider's env_key. Its sandbox links a helper under its home, which it
+    # refuses to do inside the temp folder; the test home is in /tmp, so the temp folder moves.
+    tmpdir = home.parent / "codex-tmp"
+    tmpdir.mkdir(exist_ok=True)
+    return {"SCRIPTED_MODEL_KEY": API_KEY, "TMPDIR": str(tmpdir)}
 
 
 def codex_provider_args(server_url: str) -> list[str]:

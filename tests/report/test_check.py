@@ -206,7 +206,7 @@ def test_non_canonical_citations_are_accepted(quiet: Run) -> None:
 def test_every_kind_is_documented_and_formatted() -> None:
     import deepresearch.report.check as module
 
-    assert len(set(KINDS)) == len(KINDS) == 10
+    assert len(set(KINDS)) == len(KINDS) == 11
     assert all(f"- {kind}:" in (module.__doc__ or "") for kind in KINDS)
     violation = Violation(12, "density", "this paragraph ...")
     assert format_violation(violation) == "report.md:12: density: this paragraph ..."

@@ -1,0 +1,263 @@
+"""What `deepresearch search` and `deepresearch archive` do and print, without typer.
+
+Both front ends call these: the full CLI (`search_cmd.py`, `archive_cmd.py`) and the lean entry the
+tool scripts of a run use (`tools.py`, which starts without typer). Inside an agent of a run
+(DEEPRESEARCH_SERVICE set) the run's tool service does the work; run by hand, the command does.
+
+- search: if the service cannot be reached, it fails (exit 12) rather than search without the
+  providers' keys, which agents never get.
+- archive: if the service cannot be reached, it archives here (with a warning) when it may write the
+  workspace's archives; inside the OS sandbox it may not, and fails (exit 12).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from deepresearch.core.errors import ArchiveError, ToolServiceError, UsageError
+from deepresearch.core.workspace import Workspace
+from deepresearch.service.client import ServiceUnreachable, ToolClient, service_address
+from deepresearch.service.protocol import Caller
+from deepresearch.sources.record import SourceRecord
+
+MAX_K = 20  # the smallest per-request maximum among the providers (Brave, Tavily)
+
+
+@dataclass
+class Printed:
+    """What a command prints: stdout, then lines for stderr; `error` is raised after printing."""
+
+    stdout: str = ""
+    stderr: list[str] = field(default_factory=list)
+    error: ArchiveError | None = None
+
+
+def workspace_root(workdir: Path | None, environ: Mapping[str, str]) -> Path:
+    """The run folder: --workdir, else DEEPRESEARCH_WORKDIR, else the current folder."""
+    given = workdir or (
+        Path(environ["DEEPRESEARCH_WORKDIR"]) if environ.get("DEEPRESEARCH_WORKDIR") else None
+    )
+    root = (given or Path.cwd()).resolve()
+    if not root.is_dir():
+        raise UsageError(f"workspace folder not found: {root}", hint="pass --workdir DIR of a run folder")
+    return root
+
+
+# --- search --------------------------------------------------------------------------------------
+
+
+def run_search_command(
+    query: str, k: int, as_json: bool, root: Path, environ: Mapping[str, str], local: bool = False
+) -> Printed:
+    """Search and say what was found and how (results on stdout, provenance on stderr); `local`
+    searches the workspace's own archives instead (free, no search spent)."""
+    if not query.strip():
+        raise UsageError("the search query is empty", hint='deepresearch search "what to look for"')
+    if not 1 <= k <= MAX_K:
+        raise UsageError(f"-k must be between 1 and {MAX_K}, got {k}")
+    if local:
+        return _printed_local(_local(root, query.strip(), k, environ), as_json)
+    notices: list[str] = []
+    found = _search(root, query.strip(), k, environ, notices)
+    shown = json.dumps(found["results"], ensure_ascii=False, indent=2) if as_json else _plain(found)
+    stderr = [*notices, *(f"search: skipped {skipped}" for skipped in found["skipped"])]
+    return Printed(shown, [*stderr, f"search: {_status(found)}"])
+
+
+def _search(root: Path, query: str, k: int, environ: Mapping[str, str], notices: list[str]) -> dict[str, Any]:
+    address = service_address(environ)
+    if address is None:
+        from deepresearch.core.config import load_config
+        from deepresearch.core.events import Event, Notice
+        from deepresearch.search import run_search
+        from deepresearch.service.protocol import search_result
+
+        def warn(event: Event) -> None:
+            # Notices from the search (a damaged cache entry) go to stderr, beside the provider lines.
+            if isinstance(event, Notice):
+                notices.append(f"search: {event.level}: {event.message}")
+
+        outcome = run_search(Workspace(root), load_config(root), query, k=k, environ=environ, sink=warn)
+        return search_result(outcome)
+    try:
+        return ToolClient(address, Caller.from_environ(environ)).search(root, query, k)
+    except ServiceUnreachable as exc:
+        raise ToolServiceError(
+            f"the run's tool service is not answering ({exc}); searching needs it: it holds the search "
+            "providers' keys, which agents do not get",
+            hint="work with the sources found so far; the run restarts its service for the next agent",
+        ) from exc
+
+
+def _local(root: Path, query: str, k: int, environ: Mapping[str, str]) -> dict[str, Any]:
+    address = service_address(environ)
+    if address is None:
+        from deepresearch.service.protocol import local_result
+
+        return local_result(query, k, Workspace(root))
+    try:
+        return ToolClient(address, Caller.from_environ(environ)).local(root, query, k)
+    except ServiceUnreachable as exc:
+        raise ToolServiceError(
+            f"the run's tool service is not answering ({exc}); the local search index is kept by it",
+            hint="work with the sources found so far; the run restarts its service for the next agent",
+        ) from exc
+
+
+def _printed_local(found: dict[str, Any], as_json: bool) -> Printed:
+    """Local hits as JSON or readable blocks, and on stderr what was searched."""
+    hits = found["hits"]
+    if as_json:
+        shown = json.dumps(hits, ensure_ascii=False, indent=2)
+    elif not hits:
+        shown = f"No archived passage matches {found['query']!r}."
+    else:
+        blocks = []
+        for n, hit in enumerate(hits, 1):
+            where = " · ".join(p for p in (hit["position"], "provided" if hit["provided"] else "") if p)
+            head = f"{n}. [{hit['id']}] {hit['title']}" + (f" ({where})" if where else "")
+            blocks.append(f"{head}\n   {hit['archive']}\n   {' '.join(hit['passage'].split())}")
+        shown = "\n\n".join(blocks)
+    status = (
+        f"search: {len(hits)} passages from the local index of {found['documents']} archived "
+        f"sources ({found['indexed_now']} newly indexed); no web search spent"
+    )
+    return Printed(shown, [status])
+
+
+def _plain(found: dict[str, Any]) -> str:
+    if not found["results"]:
+        return f"No results for {found['query']!r}."
+    blocks = []
+    for result in found["results"]:
+        lines = [f"{result['rank']}. {result['title']}", f"   {result['url']}"]
+        if result["snippet"]:
+            lines.append(f"   {result['snippet']}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _status(found: dict[str, Any]) -> str:
+    results = found["results"]
+    if found["cached"]:
+        source = "from the cache (no search spent)"
+    else:
+        providers = sorted({r["provider"] for r in results}) or ["no provider had results"]
+        source = f"via {', '.join(providers)}"
+    limit = f" of {found['max_searches']}" if found["max_searches"] is not None else ""
+    return f"{len(results)} results {source}; searches used: {found['searches_used']}{limit}"
+
+
+# --- archive -------------------------------------------------------------------------------------
+
+
+def run_archive_command(
+    urls: list[str], as_json: bool, screenshot: bool, print_pdf: bool, root: Path, environ: Mapping[str, str]
+) -> Printed:
+    """Archive each URL; the records (or failures) to print, and ArchiveError when any failed."""
+    from deepresearch.sources.routes import as_target
+
+    cwd = Path.cwd()  # a relative path means the file the caller sees, wherever the workspace is
+    cleaned = [as_target(url, cwd) for url in urls if url.strip()]
+    if not cleaned:
+        raise UsageError("no URL to archive", hint="deepresearch archive https://example.org/page")
+    warnings: list[str] = []
+    found = _archive(root, cleaned, screenshot, print_pdf, environ, warnings)
+    records = [SourceRecord.from_dict(r) for r in found["records"]]
+    stderr = [f"archive: warning: {w}" for w in [*warnings, *found["warnings"]]]
+    if as_json:
+        shown = json.dumps([r.to_dict() for r in records], ensure_ascii=False, indent=2)
+    else:
+        shown = "\n\n".join(describe(r) for r in records)
+    failed = [r for r in records if not r.ok]
+    error = None
+    if failed:
+        kinds = ", ".join(sorted({r.error for r in failed}))
+        error = ArchiveError(
+            f"{len(failed)} of {len(records)} URL{'s' * (len(records) != 1)} could not be archived ({kinds})",
+            hint="each failure is listed above and recorded in .deepresearch/sources.jsonl; "
+            "find another source, or retry later for timeouts and server errors",
+        )
+    return Printed(shown, stderr, error)
+
+
+def _archive(
+    root: Path, urls: list[str], screenshot: bool, pdf: bool, environ: Mapping[str, str], warnings: list[str]
+) -> dict[str, Any]:
+    address = service_address(environ)
+    if address is None:
+        return _archive_here(root, urls, screenshot, pdf)
+    try:
+        return ToolClient(address, Caller.from_environ(environ)).archive(root, urls, screenshot, pdf)
+    except ServiceUnreachable as exc:
+        if not os.access(Workspace(root).assets, os.W_OK):
+            raise ToolServiceError(
+                f"the run's tool service is not answering ({exc}), and this process may not write the "
+                "workspace's archives itself",
+                hint="archive later (the run restarts its service for the next agent), or cite the URL: "
+                "the orchestrator archives cited URLs",
+            ) from exc
+        warnings.append(f"the run's tool service is not answering ({exc}); archiving here")
+        return _archive_here(root, urls, screenshot, pdf)
+
+
+def _archive_here(root: Path, urls: list[str], screenshot: bool, pdf: bool) -> dict[str, Any]:
+    # Imported here: Playwright and trafilatura load only when something is archived here.
+    from deepresearch.core.config import load_config
+    from deepresearch.service.protocol import archive_result
+    from deepresearch.sources.archive import Archiver
+
+    workspace = Workspace(root)
+    workspace.ensure()
+    with Archiver(workspace, load_config(root), screenshot=screenshot, print_pdf=pdf) as archiver:
+        return archive_result(archiver.archive_many(urls), list(archiver.warnings))
+
+
+def describe(record: SourceRecord) -> str:
+    """A record as a few readable lines: ID, title, URL, facts about it, and its files."""
+    if not record.ok:
+        return f"FAILED {record.url}\n  {record.error}: {record.message}"
+    lines = [f"{record.id}  {record.title}", f"  url:       {record.final_url}"]
+    if record.url != record.final_url:
+        lines.append(f"  requested: {record.url}")
+    lines.append(
+        f"  {record.status} {record.kind} (HTTP {record.http_status}, {record.content_type}) · "
+        f"type: {record.source_type} · published: {record.published or 'unknown'} · "
+        f"fetched: {record.fetched} · weight: {record.weight}"
+    )
+    lines += _metadata_lines(record)
+    lines.append(f"  text:      {record.archive}")
+    for label, path in (
+        ("html", record.html_path),
+        ("pdf", record.pdf_path),
+        ("image", record.screenshot_path),
+    ):
+        if path:
+            lines.append(f"  {label + ':':10} {path}")
+    lines.append(f"  sha256:    {record.sha256}")
+    if record.flags:
+        lines.append(f"  flags:     {', '.join(record.flags)}")
+    if record.warning:
+        lines.append(f"  warning:   {record.warning}")
+    return "\n".join(lines)
+
+
+def _metadata_lines(record: SourceRecord) -> list[str]:
+    """What a specialist source adds: authors or channel, venue, DOI, positions, abstract only."""
+    label = "channel:" if record.kind == "transcript" else "authors:"
+    rows = [
+        (label, "; ".join(record.authors)),
+        ("venue:", record.venue),
+        ("doi:", record.doi),
+        ("arxiv:", record.arxiv_id),
+        ("captions:", f"{record.captions} ({record.language})" if record.captions else ""),
+        ("positions:", record.positions),
+        ("note:", "abstract only (no open-access PDF)" if record.abstract_only else ""),
+        ("provided:", "yes" if record.provided else ""),
+    ]
+    return [f"  {name:10} {value}" for name, value in rows if value]
