@@ -254,7 +254,7 @@ class AgentRunner:
             workspace=self.workspace.root.resolve(),
             home=home,
             writable=tuple(writable),
-            readable=sandbox.kept_visible(env, home, request.tool_roots),
+            readable=sandbox.kept_visible(env, home, (*request.tool_roots, *sandbox.program_folders(argv))),
             tmpdir=Path(env["TMPDIR"]) if env.get("TMPDIR") else None,
         )
         return sandbox.confine(status.executable, confinement, argv)

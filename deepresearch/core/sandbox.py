@@ -156,6 +156,12 @@ def _under(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
+def program_folders(argv: Sequence[str]) -> list[Path]:
+    """The folders of the files a command line names by absolute path (a custom command's script
+    and what it imports beside it): kept visible when they lie where the sandbox hides things."""
+    return [Path(item).parent for item in argv if item.startswith("/") and Path(item).is_file()]
+
+
 def kept_visible(
     environ: Mapping[str, str], home: Path | None, extra: Iterable[Path] = ()
 ) -> tuple[Path, ...]:

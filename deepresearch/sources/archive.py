@@ -82,7 +82,8 @@ class Archiver:
         self.warnings: list[str] = []
         self.browser_unavailable = ""  # why the plain HTTP fallback is in use, once known
         self.launches = 0  # Chromium launches (one per Archiver at most, unless none could start)
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # its own, when used as a context manager
+        self._driver: asyncio.AbstractEventLoop | None = None  # the loop archive_async runs on
         self._browser: Browser | None = None
         self._start_lock: asyncio.Lock | None = None
         self._slots: asyncio.Semaphore | None = None
@@ -129,6 +130,8 @@ class Archiver:
         for these pages."""
         self._slots = self._slots or asyncio.Semaphore(self.config.archive_concurrency)
         self._start_lock = self._start_lock or asyncio.Lock()
+        # Routes read pages from worker threads through this loop (the service's, or our own).
+        self._driver = asyncio.get_running_loop()
         shots = (
             self.options.screenshot if screenshot is None else screenshot,
             self.options.print_pdf if print_pdf is None else print_pdf,
@@ -191,8 +194,8 @@ class Archiver:
 
     def _page_from_thread(self, url: str) -> Fetched:
         """A web page fetched on the archiver's loop (browser or fallback) for a route's worker thread."""
-        assert self._loop is not None
-        future = asyncio.run_coroutine_threadsafe(self._fetch(url, (False, False)), self._loop)
+        assert self._driver is not None, "pages are read only while archive_async runs"
+        future = asyncio.run_coroutine_threadsafe(self._fetch(url, (False, False)), self._driver)
         return future.result(timeout=2 * self.config.archive_timeout + 10)[0]
 
     @contextlib.asynccontextmanager
