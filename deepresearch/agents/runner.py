@@ -19,11 +19,13 @@ from pathlib import Path
 
 from deepresearch.agents.base import AgentBackend, AgentRequest, AgentResult, FailureKind
 from deepresearch.agents.registry import get_backend, resolve_executable
+from deepresearch.core.attribution import child_env as attribution_env
 from deepresearch.core.budget import Budget
 from deepresearch.core.config import Config
 from deepresearch.core.errors import AgentError, NoAgentError
 from deepresearch.core.events import AgentFinished, AgentRetry, AgentStarted, EventSink
 from deepresearch.core.process import ProcessRunner
+from deepresearch.core.proctable import ProcessTable
 from deepresearch.core.roles import Role, tools_for
 from deepresearch.core.workspace import Workspace
 
@@ -86,6 +88,7 @@ class AgentRunner:
         self.budget = budget or Budget(workspace, config)
         self._lock = threading.Lock()
         self._backends: dict[str, tuple[AgentBackend, str]] = {}
+        self.process_table = ProcessTable(workspace.private, workspace.root)
 
     def backend_for(self, role: str) -> tuple[AgentBackend, str]:
         """The role's backend and its resolved executable (NoAgentError when not installed)."""
@@ -142,20 +145,27 @@ class AgentRunner:
         timeout: float | None,
     ) -> AgentResult:
         argv = backend.build_argv(request)
-        env = backend.build_env(request, self._child_env())
+        env = backend.build_env(request, self._child_env(call))
         model = request.model
+        started_pid: list[int] = []
 
         def started(pid: int) -> None:
+            started_pid.append(pid)
+            self.process_table.add(pid, call.label)  # so a run after a crash can stop what is left
             self.sink(AgentStarted(call.role, call.task_id, call.label, backend.name, model, attempt, pid))
 
-        outcome = self.processes.run(
-            argv,
-            cwd=self.workspace.root,
-            env=env,
-            timeout=timeout or self.config.agent_timeout,
-            log_path=self.workspace.log_file(call.label),
-            on_start=started,
-        )
+        try:
+            outcome = self.processes.run(
+                argv,
+                cwd=self.workspace.root,
+                env=env,
+                timeout=timeout or self.config.agent_timeout,
+                log_path=self.workspace.log_file(call.label),
+                on_start=started,
+            )
+        finally:
+            for pid in started_pid:  # its group was killed when the call ended
+                self.process_table.remove(pid)
         result = backend.parse(outcome)
         if not result.ok and result.failure is FailureKind.TIMEOUT:
             result.message = (
@@ -183,10 +193,14 @@ class AgentRunner:
         )
         return result
 
-    def _child_env(self) -> dict[str, str]:
+    def _child_env(self, call: AgentCall) -> dict[str, str]:
         env = dict(self.environ)
-        # Agents run `deepresearch archive/search` from the workspace; tell those where it is.
+        # Agents run `deepresearch archive/search` from the workspace; tell those where it is, which
+        # task their searches and archives are for, and the run's effective search ceiling (which
+        # a flag or input.md may have set, which those commands cannot read).
         env["DEEPRESEARCH_WORKDIR"] = str(self.workspace.root)
+        env.update(attribution_env(call.task_id))
+        env["DEEPRESEARCH_MAX_SEARCHES"] = str(self.budget.limits.searches or 0)
         return env
 
     def _write_prompt(self, call: AgentCall) -> Path:

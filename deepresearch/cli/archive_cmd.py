@@ -15,6 +15,7 @@ from typing import Annotated
 
 import typer
 
+from deepresearch.core.attribution import BATCH_ENV, TASK_ENV, Attribution
 from deepresearch.core.config import load_config
 from deepresearch.core.errors import ArchiveError, UsageError
 from deepresearch.core.workspace import Workspace
@@ -49,6 +50,15 @@ def archive(
     print_pdf: Annotated[
         bool, typer.Option("--pdf", help="Also save the rendered page printed as PDF under assets/images/.")
     ] = False,
+    batch: Annotated[
+        int | None, typer.Option("--batch", envvar=BATCH_ENV, help="The Top-K batch this archive is for.")
+    ] = None,
+    task: Annotated[
+        str | None,
+        typer.Option(
+            "--task", envvar=TASK_ENV, help="The executor task (set by the orchestrator).", hidden=True
+        ),
+    ] = None,
 ) -> None:
     """Archive each URL, print its record (or its failure), exit 10 if any failed."""
     root = (workdir or Path.cwd()).resolve()
@@ -63,7 +73,10 @@ def archive(
     config = load_config(root)
     workspace = Workspace(root)
     workspace.ensure()
-    with Archiver(workspace, config, screenshot=screenshot, print_pdf=print_pdf) as archiver:
+    attribution = Attribution(task or "", batch)
+    with Archiver(
+        workspace, config, screenshot=screenshot, print_pdf=print_pdf, attribution=attribution
+    ) as archiver:
         records = archiver.archive_many(cleaned)
         warnings = list(archiver.warnings)
     for warning in warnings:

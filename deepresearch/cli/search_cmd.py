@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from deepresearch.core.attribution import BATCH_ENV, TASK_ENV, Attribution
 from deepresearch.core.config import load_config
 from deepresearch.core.errors import UsageError
 from deepresearch.core.workspace import Workspace
@@ -36,6 +37,15 @@ def search(
             help="The run folder whose cache, log and budget to use (default: the current folder).",
         ),
     ] = None,
+    batch: Annotated[
+        int | None, typer.Option("--batch", envvar=BATCH_ENV, help="The Top-K batch this search is for.")
+    ] = None,
+    task: Annotated[
+        str | None,
+        typer.Option(
+            "--task", envvar=TASK_ENV, help="The executor task (set by the orchestrator).", hidden=True
+        ),
+    ] = None,
 ) -> None:
     """Search, print the results, and report on stderr where they came from and the budget left."""
     if not query.strip():
@@ -46,7 +56,10 @@ def search(
     if not root.is_dir():
         raise UsageError(f"workspace folder not found: {root}", hint="pass --workdir DIR of a run folder")
     config = load_config(root)
-    outcome = run_search(Workspace(root), config, query.strip(), k=k, environ=os.environ)
+    attribution = Attribution(task or "", batch)
+    outcome = run_search(
+        Workspace(root), config, query.strip(), k=k, environ=os.environ, attribution=attribution
+    )
     for attempt in outcome.attempts:
         if not attempt.ok:
             typer.echo(f"search: skipped {attempt.describe()}", err=True)

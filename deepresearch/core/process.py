@@ -2,7 +2,9 @@
 
 Every agent CLI call goes through `ProcessRunner.run`. Each child gets its own session (process
 group), so a timeout or Ctrl-C kills the CLI *and* everything it spawned (browsers, MCP servers,
-shells), and the terminal's Ctrl-C reaches only us: we decide what to stop. Short helper children
+shells), and the terminal's Ctrl-C reaches only us: we decide what to stop. On Linux each child also
+asks the kernel to SIGKILL it when its parent dies (PR_SET_PDEATHSIG), so an agent never outlives an
+orchestrator killed with SIGKILL; what it spawned is stopped by the next run (core.proctable). Short helper children
 (the figure worker) go through `run_captured`, which keeps the same group discipline; a program the
 person drives on the terminal (their editor) goes through `run_in_terminal`.
 """
@@ -10,9 +12,12 @@ person drives on the terminal (their editor) goes through `run_in_terminal`.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -21,6 +26,43 @@ from pathlib import Path
 from typing import IO
 
 _GRACE_SECONDS = 2.0  # between SIGTERM and SIGKILL of a process group
+_PR_SET_PDEATHSIG = 1
+
+
+def _load_prctl() -> Callable[..., int] | None:
+    """libc's prctl, resolved once here (never in a forked child), or None off Linux."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    except OSError:
+        return None
+    prctl: Callable[..., int] = libc.prctl
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]  # type: ignore[attr-defined]
+    prctl.restype = ctypes.c_int  # type: ignore[attr-defined]
+    return prctl
+
+
+_PRCTL = _load_prctl()
+
+
+def die_with_parent() -> Callable[[], None] | None:
+    """A preexec_fn that makes the child die with the thread that starts it (Linux), else None.
+
+    It runs in the forked child before exec, where locks held by our other threads stay held: so it
+    takes none — it calls the prctl resolved at import and two system calls, and allocates only small
+    Python objects (Python's own allocator, under the GIL the child holds). The parent may have died
+    between fork and prctl: then the child kills itself."""
+    if _PRCTL is None:
+        return None
+    prctl, parent = _PRCTL, os.getpid()
+
+    def preexec() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return preexec
 
 
 @dataclass(frozen=True)
@@ -71,6 +113,7 @@ class ProcessRunner:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
+                preexec_fn=die_with_parent(),  # the thread starting it waits for it: it dies with us
             )
             with self._lock:
                 self._live[proc.pid] = proc
@@ -189,6 +232,7 @@ def run_captured(
     proc = subprocess.Popen(
         list(argv), cwd=str(cwd) if cwd else None, env=dict(env) if env is not None else None,
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        preexec_fn=die_with_parent(),
     )  # fmt: skip
     try:
         out, err = proc.communicate(input_text.encode("utf-8"), timeout=timeout)

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from deepresearch.agents.runner import AgentRunner
 from deepresearch.core.clock import iso_seconds, utc_now
 from deepresearch.core.config import Config, settings_snapshot
+from deepresearch.core.effort import Limits
 from deepresearch.core.errors import BudgetExhaustedError, Interrupted
-from deepresearch.core.events import EventSink, Notice, RunFinished, RunStarted
+from deepresearch.core.events import CeilingsSet, EventSink, Notice, RunFinished, RunStarted
 from deepresearch.core.roles import Role
 from deepresearch.core.workspace import Workspace
 from deepresearch.pipeline.analyse import analyse
@@ -69,6 +70,18 @@ def new_document(question: str, config: Config, agents: dict[str, str]) -> TaskD
     return TaskDoc(front=front, request=question.strip())
 
 
+def ceilings_event(limits: Limits) -> CeilingsSet:
+    """The run's ceilings, announced at its start ("this run will use at most N agent calls")."""
+    return CeilingsSet(
+        limits.agent_calls,
+        limits.minutes,
+        limits.searches,
+        limits.cost_usd,
+        limits.effort,
+        sorted(limits.defaults),
+    )
+
+
 def role_agents(config: Config) -> dict[str, str]:
     """role → "agent" or "agent/model", as recorded in the front matter."""
     out = {}
@@ -102,10 +115,14 @@ class Orchestrator:
         with WorkspaceLock(self.workspace) as lock:
             if lock.took_over_from:
                 self.sink(Notice(f"took over a stale lock left by process {lock.took_over_from}", "warning"))
+            if lock.stopped:
+                pids = ", ".join(map(str, lock.stopped))
+                self.sink(Notice(f"stopped agent processes a dead run left running: {pids}", "warning"))
             ctx = RunContext(self.workspace, self.config, self.store, self.runner, self.sink, doc)
             if self.store.exists():
                 ctx.written = self.store.path.read_text(encoding="utf-8")
             self.sink(RunStarted(str(self.workspace.root), doc.front.question, resumed))
+            self.sink(ceilings_event(self.runner.budget.limits))
             try:
                 self._drive(ctx, on_plan)
             except BudgetExhaustedError:

@@ -93,8 +93,9 @@ SUPERVISOR: RoleSpec[dict[str, str]] = RoleSpec(
     Role.SUPERVISOR, "supervisor", "supervisor", lambda c, s: lambda p: parse_briefs(p, list(s.task_ids))
 )
 EXECUTOR: RoleSpec[ExecutorOutput] = RoleSpec(
-    Role.EXECUTOR, "executor", "executor", lambda c, s: lambda p: parse_executor(p, s.task_id)
-)
+    Role.EXECUTOR, "executor", "executor",
+    lambda c, s: lambda p: parse_executor(p, s.task_id, [d.id for d in c.doc.dimensions]),
+)  # fmt: skip
 REFLECTOR: RoleSpec[Assessment] = RoleSpec(Role.REFLECTOR, "reflector", "reflector", _reflector_parser)
 ANALYST: RoleSpec[str] = RoleSpec(
     Role.ANALYST, "analyst", "analyst", lambda c, s: parse_analysis,

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from deepresearch.core.attribution import BY_HAND, Attribution
 from deepresearch.core.budget import Budget
 from deepresearch.core.clock import utc_now
 from deepresearch.core.config import Config
@@ -45,17 +46,19 @@ def run_search(
     k: int = 10,
     environ: Mapping[str, str] | None = None,
     now: Callable[[], datetime] = utc_now,
+    attribution: Attribution = BY_HAND,
 ) -> SearchOutcome:
-    """Search `query` for at most `k` results: a cache hit is free, a miss costs one search."""
+    """Search `query` for at most `k` results: a cache hit is free, a miss costs one search. The
+    log lines carry `attribution` (the executor task and batch the search was made for)."""
     env = os.environ if environ is None else environ
     providers = available_providers(config, env)
     strategy = config.search_strategy
     key = cache.cache_key(query, k, strategy, [p.name for p in providers])
     hit = cache.load(workspace, key)
     if hit is not None:
-        append_results(workspace, query, hit, cached=True, when=now())
-        used = Budget(workspace, config).searches_used()
-        return SearchOutcome(query, hit, True, strategy, [], used, config.max_searches)
+        append_results(workspace, query, hit, cached=True, when=now(), attribution=attribution, k=k)
+        spend = Budget(workspace, config)
+        return SearchOutcome(query, hit, True, strategy, [], spend.searches_used(), spend.limits.searches)
     if not providers:
         raise SearchUnavailableError(
             "no search provider is available: "
@@ -70,8 +73,8 @@ def run_search(
         raise _unavailable(query, attempts, providers, config, env)
     if results:
         cache.store(workspace, key, query, results)
-    append_results(workspace, query, results, cached=False, when=now())
-    return SearchOutcome(query, results, False, strategy, attempts, used, config.max_searches)
+    append_results(workspace, query, results, cached=False, when=now(), attribution=attribution, k=k)
+    return SearchOutcome(query, results, False, strategy, attempts, used, spend.limits.searches)
 
 
 def _key_hint(config: Config, environ: Mapping[str, str]) -> str:

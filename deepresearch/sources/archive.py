@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from collections.abc import AsyncIterator
 from datetime import date
 from types import TracebackType
 from urllib.parse import urlsplit
 
+from deepresearch.core.attribution import BY_HAND, Attribution
 from deepresearch.core.clock import utc_now
 from deepresearch.core.config import Config
 from deepresearch.core.events import EventSink, Notice, NullSink
@@ -45,6 +47,7 @@ class Archiver:
         research_date: date | None = None,
         sink: EventSink | None = None,
         per_host: int = PER_HOST,
+        attribution: Attribution = BY_HAND,
     ) -> None:
         self.workspace = workspace
         self.config = config
@@ -52,6 +55,7 @@ class Archiver:
         self.research_date = research_date or utc_now().date()
         self.sink: EventSink = sink or NullSink()
         self.per_host = per_host
+        self.attribution = attribution  # recorded on every record and use (registry)
         self.options = BrowserOptions(
             chromium_path=config.chromium_path,
             profile=workspace.browser_profile,
@@ -110,6 +114,7 @@ class Archiver:
         try:
             existing = self.registry.lookup(url)
             if existing is not None:
+                self.registry.record_use(existing, url, self.attribution)
                 return existing
             async with self._limit(url):
                 fetched, fallback = await self._fetch(url)
@@ -121,12 +126,15 @@ class Archiver:
             return self._failed(url, FetchFailure(INTERNAL, f"{url}: {type(exc).__name__}: {exc}"))
         warning = "archived with plain HTTP: no browser could be launched" if fallback else ""
         ctx = StoreContext(self.workspace, self.research_date, self.config.time_scope, fallback, warning)
-        record, _ = self.registry.register(
+        tag = self.attribution.fields()
+        record, new = self.registry.register(
             url,
             fetched.final_url,
             content.content_sha256,
-            lambda source_id: store_source(ctx, source_id, url, fetched, content),
+            lambda source_id: dataclasses.replace(store_source(ctx, source_id, url, fetched, content), **tag),
         )
+        if not new:
+            self.registry.record_use(record, url, self.attribution)
         return record
 
     @contextlib.asynccontextmanager
@@ -179,6 +187,7 @@ class Archiver:
             http_status=failure.status,
             content_type=failure.content_type,
             fallback=bool(self.browser_unavailable),
+            **self.attribution.fields(),
         )
         self.registry.record_failure(record)
         return record

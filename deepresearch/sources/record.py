@@ -60,6 +60,8 @@ class SourceRecord:
     message: str = ""  # what failed, for people
     fallback: bool = False  # plain HTTP was used because no browser could be launched
     warning: str = ""
+    task: str = ""  # the executor task that archived it (core.attribution), "" when archived by hand
+    batch: int | None = None  # and the Top-K batch it was archived in
 
     @property
     def ok(self) -> bool:
