@@ -108,7 +108,11 @@ def test_a_task_md_written_before_the_optional_columns_still_parses() -> None:
         )
         .replace("| - | - | - |\n\n## Conflicts", "| - |\n\n## Conflicts")
     )
-    assert "Support" not in old and "Copy of" not in old and "| Dimensions |\n| --- | --- | --- |\n| Fact" not in old
+    assert (
+        "Support" not in old
+        and "Copy of" not in old
+        and "| Dimensions |\n| --- | --- | --- |\n| Fact" not in old
+    )
     doc = parse_task_md(old)
     assert [f.support for f in doc.facts] == [Support.UNCHECKED] * 2
     assert [f.dimensions for f in doc.facts] == [[], []]  # meaning: the task's dimensions
