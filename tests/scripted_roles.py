@@ -122,17 +122,15 @@ def default_findings(
     """The pages a scripted executor archives in `batch` and one fact quoting each.
 
     A batch that finds something reads new pages: `<TASK>` in batch 1 and `<TASK>b<N>` later (with
-    `pages: P`, P pages `<TASK>b<N>p<i>` each). A batch that finds nothing reads page `<TASK>` again
-    and states its fact again (reworded with `restates`, so that it is merged as a new fact holding
+    `pages: P`, P pages `<TASK>p<i>` / `<TASK>b<N>p<i>` each). A batch that finds nothing reads the
+    task's first page again (`<TASK>` or `<TASK>p1`) and states its fact again (reworded with `restates`, so that it is merged as a new fact holding
     known numbers). `source_type` sets the type, `dimensions` the dimensions the facts name."""
     spec = spec or {}
-    fresh = finds_in(batch, spec)
+    fresh, pages = finds_in(batch, spec), int(spec.get("pages", 1))
     base = task if batch == 1 or not fresh else f"{task}b{batch}"
-    names = (
-        [base]
-        if not fresh or int(spec.get("pages", 1)) == 1
-        else [f"{base}p{i}" for i in range(1, int(spec.get("pages", 1)) + 1)]
-    )
+    names = [f"{base}p{i}" for i in range(1, pages + 1)] if pages > 1 else [base]
+    if not fresh:
+        names = names[:1]  # the first page read, read again
     restated = not fresh and bool(spec.get("restates"))
     sources, facts = [], []
     for n, name in enumerate(names, 1):

@@ -4,7 +4,7 @@
 quantity. A restatement ("the E1 index stood at 42 points") holds the same one, so it is not new.
 Numbers are read by `deepresearch.figures.numbers.mentions` (thousands separators, decimals, scale
 words, percentages: every plausible reading is kept and two quantities are equal when a reading is
-shared); the unit is the percent sign or scale word written with the number, a currency sign before
+shared); a year is a date, not a quantity; the unit is the percent sign or scale word written with the number, a currency sign before
 it, and the word after it when that word is not a function word.
 """
 
@@ -64,8 +64,16 @@ def _unit(text: str, start: int, end: int) -> str:
     return " ".join(parts)
 
 
-def _is_year(written: str, unit: str) -> bool:
-    return not unit and written.isdigit() and len(written) == 4 and 1800 <= int(written) <= 2200
+_BEFORE_YEAR = frozenset(("in", "since", "by", "from", "to", "until", "of", "during", "between", "and",
+                          "before", "after", "year", "fy", "early", "late", "mid"))  # fmt: skip
+
+
+def _is_year(text: str, start: int, written: str, unit: str) -> bool:
+    """A date, not a quantity: a four-digit year with no unit, or after "in", "since", "by"..."""
+    if not (written.isdigit() and len(written) == 4 and 1800 <= int(written) <= 2200):
+        return False
+    words = re.findall(r"[^\W\d_]+", text[max(0, start - 12) : start])
+    return not unit or (bool(words) and words[-1].lower() in _BEFORE_YEAR)
 
 
 def quantities(text: str) -> list[Quantity]:
@@ -77,7 +85,7 @@ def quantities(text: str) -> list[Quantity]:
     found = []
     for (start, end), readings in sorted(spans.items()):
         unit = _unit(text, start, end)
-        if not unit or _is_year(text[start:end].strip(), unit):
+        if not unit or _is_year(text, start, text[start:end].strip(), unit):
             continue
         found.append(Quantity(unit, frozenset(readings)))
     return found
