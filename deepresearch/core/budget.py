@@ -55,15 +55,15 @@ def _default_note(limits: Limits, name: str, key: str) -> str:
 def exhausted_reason(limits: Limits, spent: Spent) -> str | None:
     """The first of `limits` that `spent` has reached, as a reason; None when none has."""
     checks = [
-        ("agent_calls", "max_agent_calls", spent.agent_calls, "agent call budget spent ({spent} of {limit})"),
-        ("searches", "max_searches", spent.searches, "search budget spent ({spent} of {limit})"),
-        ("cost_usd", "max_cost_usd", spent.cost_usd, "cost budget spent (${spent:.2f} of ${limit:.2f})"),
-        ("minutes", "max_minutes", spent.minutes, "time budget spent ({spent:.1f} of {limit} minutes)"),
+        ("agent_calls", "max_agent_calls", spent.agent_calls, "agent call budget spent ({spent} of {limit}"),
+        ("searches", "max_searches", spent.searches, "search budget spent ({spent} of {limit}"),
+        ("cost_usd", "max_cost_usd", spent.cost_usd, "cost budget spent (${spent:.2f} of ${limit:.2f}"),
+        ("minutes", "max_minutes", spent.minutes, "time budget spent ({spent:.1f} of {limit} minutes"),
     ]
     for name, key, used, text in checks:
         limit = getattr(limits, name)
         if limit is not None and used >= limit:
-            return text.format(spent=used, limit=limit) + _default_note(limits, name, key)
+            return text.format(spent=used, limit=limit) + _default_note(limits, name, key) + ")"
     return None
 
 

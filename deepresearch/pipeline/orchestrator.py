@@ -148,15 +148,13 @@ class Orchestrator:
         while True:
             ctx.refresh()
             if ctx.doc.front.status is RunStatus.RESEARCHING:
+                if self._out_of_budget(ctx, f"budget-r{ctx.doc.front.round}"):
+                    break  # not even a supervisor call: what is left is for the report
                 supervise(ctx)
                 execute_round(ctx)
                 ctx.refresh()
-                spent = ctx.budget.research_stop_reason()
-                if spent:  # no reflection: the calls left are for the report
-                    ctx.doc.front.status = RunStatus.SYNTHESIZING
-                    ctx.doc.front.termination_reason = spent
-                    ctx.save(f"execute-r{ctx.doc.front.round}")
-                    break
+                if self._out_of_budget(ctx, f"execute-r{ctx.doc.front.round}"):
+                    break  # no reflection: the calls left are for the report
                 ctx.doc.front.status = RunStatus.REFLECTING
                 ctx.save(f"execute-r{ctx.doc.front.round}")
             elif ctx.doc.front.status is not RunStatus.REFLECTING:
@@ -168,6 +166,15 @@ class Orchestrator:
             ctx.refresh()
             ctx.doc.front.status = RunStatus.COMPLETED
             ctx.save("completed")
+
+    def _out_of_budget(self, ctx: RunContext, phase: str) -> bool:
+        """When a ceiling stops research: go to the report, with the ceiling as the reason."""
+        spent = ctx.budget.research_stop_reason()
+        if spent:
+            ctx.doc.front.status = RunStatus.SYNTHESIZING
+            ctx.doc.front.termination_reason = spent
+            ctx.save(phase)
+        return bool(spent)
 
     def _plan(self, ctx: RunContext, on_plan: PlanHook | None) -> None:
         if not ctx.doc.tasks:

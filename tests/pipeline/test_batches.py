@@ -144,3 +144,36 @@ def test_the_old_rule_runs_one_call_per_batch_on_the_same_research(
     assert code == 0, out
     assert executor_calls(events, "E1") == 3  # the same three batches, one call each
     assert [e["new"] for e in of(events, "batch_measured")] == [True, False, False]
+
+
+def test_the_default_ceilings_stop_a_run_that_never_saturates_with_the_report_written(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
+    # Effort quick, no explicit limits: every batch of every executor finds something, and the
+    # reflector wants another round every time (the score improves, never enough).
+    rounds = {
+        r: {"score": 2 + r, "knowledge_gaps": [f"more of everything {r}"], "recommendation": "continue"}
+        for r in range(1, 6)
+    }
+    scenario = {
+        "page_base": pages.base_url,
+        "executor": {"default": {"keeps_finding": True}},
+        "reflector": {"rounds": rounds},
+    }
+    code, out, doc, events = run(tmp_path, clean_env, scenario, args=("--effort", "quick"), max_batches=None)
+    assert code == 0, out
+    (ceilings,) = of(events, "ceilings_set")
+    assert (ceilings["agent_calls"], ceilings["minutes"], ceilings["searches"]) == (15, 30, 60)
+    assert (
+        "this run will use at most 15 agent calls, 30 minutes, 60 searches (the quick effort's defaults"
+        in out
+    )
+    reason = (
+        "agent call budget spent (13 of 15, 2 kept for the report; the quick effort's default ceiling: "
+        "set max_agent_calls to change it, 0 for no limit)"
+    )
+    assert doc.front.termination_reason == reason and f"research completed: {reason}" in out
+    assert doc.front.status.value == "completed" and (tmp_path / "ws" / "report.md").is_file()
+    started = of(events, "agent_started")
+    assert len(started) == 14 and started[-1]["role"] == "synthesizer"
+    assert all(d["reason"] == "max_batches (3) reached" for d in of(events, "task_decided"))
