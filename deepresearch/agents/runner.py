@@ -151,7 +151,7 @@ class AgentRunner:
 
         def started(pid: int) -> None:
             started_pid.append(pid)
-            self.process_table.add(pid, call.label)  # so a run after a crash can stop what is left
+            self.process_table.add(pid, call.label, argv)  # so a run after a crash can stop what is left
             self.sink(AgentStarted(call.role, call.task_id, call.label, backend.name, model, attempt, pid))
 
         try:

@@ -2,14 +2,18 @@
 next run in the workspace can stop what a dead run left running.
 
 Every agent CLI runs as the leader of its own session (core.process). While it runs, its entry
-holds its PID, the kernel's start tick of that PID and its command line as /proc showed them, and the
+holds its PID, the kernel's start tick of that PID, the command it was started with, and the
 orchestrator's PID. A run that takes the workspace lock stops every recorded group first — only the
 processes it can prove are ours:
 
-- the leader, when its PID still has the recorded start tick and command line (a PID the system has
-  since given to another program is left alone, and so is that program's session);
+- the leader, when its PID still has the recorded start tick, its command line still names the
+  program started, and its environment carries this workspace in `DEEPRESEARCH_WORKDIR` (a PID the
+  system has since given to another program is left alone, and so is that program's session);
 - the leader's session members (tools it started: `deepresearch archive`, browsers, shells), when
   they started after the leader and carry this workspace in `DEEPRESEARCH_WORKDIR`.
+
+The command line is compared loosely (the program's name must appear in it) because /proc shows it
+only once exec has finished, and CLIs may retitle themselves (Node's `process.title`).
 
 Without /proc (macOS) nothing can be proved, so nothing is stopped; there the agents still die with
 their orchestrator's process group only when the terminal's Ctrl-C reaches them.
@@ -23,7 +27,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -91,18 +95,22 @@ class AgentProcess:
     pid: int
     label: str
     start: int | None = None
-    cmdline: list[str] = field(default_factory=list)
+    cmdline: list[str] = field(default_factory=list)  # the argv it was started with
     owner: int = 0  # the orchestrator's PID
 
-    def is_recorded_process(self) -> bool:
-        """Whether `pid` is still the very process recorded (start tick and command line match)."""
+    def is_recorded_process(self, workdir: Path) -> bool:
+        """Whether `pid` is still the very process recorded: the same start tick, its program named
+        in its command line, and this workspace in its environment."""
         stat = proc_stat(self.pid)
+        program = Path(self.cmdline[0]).name if self.cmdline else ""
         return (
             stat is not None
             and stat.state not in ("Z", "X")
             and self.start is not None
             and stat.start == self.start
-            and proc_cmdline(self.pid) == self.cmdline
+            and bool(program)
+            and any(program in part for part in proc_cmdline(self.pid))
+            and _proc_env_has(self.pid, WORKDIR_ENV, str(workdir))
         )
 
 
@@ -125,10 +133,10 @@ class ProcessTable:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.path, json.dumps([asdict(e) for e in entries], indent=1), durable=False)
 
-    def add(self, pid: int, label: str) -> None:
-        """Record a started agent process (call right after it was started: it has exec'd by then)."""
+    def add(self, pid: int, label: str, argv: Sequence[str]) -> None:
+        """Record an agent process just started with `argv` (its start tick is read now)."""
         stat = proc_stat(pid)
-        entry = AgentProcess(pid, label, stat.start if stat else None, proc_cmdline(pid), os.getpid())
+        entry = AgentProcess(pid, label, stat.start if stat else None, list(argv), os.getpid())
         with self._lock:
             self._write([e for e in self._read() if e.pid != pid] + [entry])
 
@@ -163,7 +171,7 @@ class ProcessTable:
         if entry.start is None or not Path("/proc").is_dir():
             return []
         leader = proc_stat(entry.pid)
-        leader_ok = entry.is_recorded_process()
+        leader_ok = entry.is_recorded_process(self.workdir)
         if leader is not None and leader.state not in ("Z", "X") and not leader_ok:
             return []  # the PID now belongs to another program: its session is not ours either
         found = [entry.pid] if leader_ok else []
