@@ -112,8 +112,21 @@ def page_value(task: str) -> int:
 
 def finds_in(batch: int, spec: dict[str, Any]) -> bool:
     """Whether a scripted executor finds something new in `batch`: batches 1..`finds` do (default
-    1), every batch does with `keeps_finding`."""
-    return bool(spec.get("keeps_finding")) or batch <= int(spec.get("finds", 1))
+    1; `finds` may also list the batch numbers), every batch does with `keeps_finding`."""
+    finds = spec.get("finds", 1)
+    if isinstance(finds, list):
+        return batch in finds
+    return bool(spec.get("keeps_finding")) or batch <= int(finds)
+
+
+def batch_dimensions(batch: int, spec: dict[str, Any]) -> list[str]:
+    """The dimensions a scripted executor's facts name in `batch`: `dimensions`, changed from batch
+    N on by `batch_dimensions: {N: [...]}`."""
+    dims = list(spec.get("dimensions") or [])
+    for start, later in sorted((int(k), v) for k, v in (spec.get("batch_dimensions") or {}).items()):
+        if batch >= start:
+            dims = list(later)
+    return dims
 
 
 def default_findings(
@@ -147,8 +160,8 @@ def default_findings(
         )
         fact = {"statement": statement, "sources": [label], "confidence": "high",
                 "quote": f"In 2025 the {name} index reached {value} points"}  # fmt: skip
-        if spec.get("dimensions"):
-            fact["dimensions"] = list(spec["dimensions"])
+        if batch_dimensions(batch, spec):
+            fact["dimensions"] = batch_dimensions(batch, spec)
         facts.append(fact)
     return sources, facts
 
