@@ -151,24 +151,36 @@ def _report(
     ctx.sink(FactsMerged(info.task_id, facts, sources, len(doc.facts), len(doc.sources)))
 
 
+def harvest(
+    ctx: RunContext, info: CallInfo, progress: TaskProgress, sat: Saturation
+) -> tuple[int, list[str]]:
+    """Merge the batches a call that did not finish (crashed, timed out, killed) had already written
+    to its output file — executors rewrite it after every batch; (batches kept, batch-log problems)."""
+    path = ctx.workspace.result_file(EXECUTOR.label_for(StepScope(task_id=info.task_id)))
+    # A file older than the call is an earlier call's, already merged (the call died before starting).
+    if not path.is_file() or path.stat().st_mtime < info.started.timestamp() - 1:
+        return 0, []
+    output, _problems = EXECUTOR.parser(ctx, StepScope(task_id=info.task_id))(path)
+    if output is None:
+        return 0, []
+    before = progress.batches
+    problems = absorb(ctx, info, output, collect(ctx, output), progress, sat)
+    return progress.batches - before, problems
+
+
 def recover(ctx: RunContext, task_id: str, progress: TaskProgress, sat: Saturation) -> int:
-    """Merge the batches that a call cut short by a crash had already written to its output file
-    (executors rewrite it after every batch); the number of batches kept. Ends the open call."""
+    """After a crash: merge what the task's interrupted call had finished (see `harvest`) and end
+    that call in the ledger; the number of batches kept."""
     call = progress.open_call
     if call is None:
         return 0
-    info = CallInfo(task_id, call.call, call.first_batch, call.started)
-    path = ctx.workspace.result_file(EXECUTOR.label_for(StepScope(task_id=task_id)))
-    output = None
-    # A file older than the call is an earlier call's, already merged (the call died before starting).
-    if path.is_file() and path.stat().st_mtime >= call.started.timestamp() - 1:
-        output, _problems = EXECUTOR.parser(ctx, StepScope(task_id=task_id))(path)
+    kept, _problems = harvest(
+        ctx, CallInfo(task_id, call.call, call.first_batch, call.started), progress, sat
+    )
     ledger = TaskLedger(ctx.workspace)
-    if output is None:
+    if not kept:
         ledger.call_ended(task_id, call.call, LOST)
         progress.calls -= 1  # it found nothing that survived: it does not count against the task
         return 0
-    before = progress.batches
-    absorb(ctx, info, output, collect(ctx, output), progress, sat)
     ledger.call_ended(task_id, call.call, "recovered")
-    return progress.batches - before
+    return kept

@@ -24,7 +24,7 @@ from deepresearch.core.events import (
     TaskDecided,
     TaskStatusChanged,
 )  # fmt: skip
-from deepresearch.pipeline.batches import CallInfo, absorb, recover
+from deepresearch.pipeline.batches import CallInfo, absorb, harvest, recover
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.evidence import collect
 from deepresearch.pipeline.novelty import RULES
@@ -155,12 +155,20 @@ def _finish_call(
         )
         return
     if outcome.value is None or evidence is None:
+        kept, problems = harvest(ctx, info, progress, saturation(ctx.config))  # e.g. a timeout in batch 4
         ledger.call_ended(info.task_id, info.call, "failed")
-        status = TaskStatus.DONE if progress.batches > 0 else TaskStatus.FAILED
-        _complete(ctx, task, status, f"call {info.call} failed: {outcome.failure}")
-        return
-    problems = absorb(ctx, info, outcome.value, evidence, progress, saturation(ctx.config))
-    ledger.call_ended(info.task_id, info.call, "done")
+        if not kept:
+            status = TaskStatus.DONE if progress.batches > 0 else TaskStatus.FAILED
+            _complete(ctx, task, status, f"call {info.call} failed: {outcome.failure}")
+            return
+        ctx.sink(
+            Notice(
+                f"{task.id}: call {info.call} failed ({outcome.failure}); kept the {kept} batches it finished"
+            )
+        )
+    else:
+        problems = absorb(ctx, info, outcome.value, evidence, progress, saturation(ctx.config))
+        ledger.call_ended(info.task_id, info.call, "done")
     verdict = _decide(ctx, task, progress, problems)
     spent = ctx.budget.research_stop_reason()
     if verdict.more and not spent:

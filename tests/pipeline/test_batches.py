@@ -177,3 +177,22 @@ def test_the_default_ceilings_stop_a_run_that_never_saturates_with_the_report_wr
     started = of(events, "agent_started")
     assert len(started) == 14 and started[-1]["role"] == "synthesizer"
     assert all(d["reason"] == "max_batches (3) reached" for d in of(events, "task_decided"))
+
+
+def test_a_call_that_times_out_keeps_the_batches_it_finished(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
+    # E1's first call hangs in batch 3 until its timeout; its second call goes on from there.
+    executor = {"E1": {"finds": 3, "hang_at_batch": 3, "calls": {2: {"hang_at_batch": None}}}}
+    scenario = {"page_base": pages.base_url, "planner": plan({"E1": ["D1"]}), "executor": executor}
+    settings = {"min_batches": 1, "saturation_threshold": 1, "min_tier1_sources": 1, "max_batches": 10}
+    roles = {"executor": {"timeout": 20}}
+    code, out, doc, events = run(
+        tmp_path, clean_env, scenario, retries=0, roles=roles, **settings, **ONE_ROUND
+    )
+    assert code == 0, out
+    assert "E1: call 1 failed (custom did not finish within 20s); kept the 2 batches it finished" in out
+    assert [(e["call"], e["batch"], e["new"]) for e in of(events, "batch_measured", "E1")] == [
+        (1, 1, True), (1, 2, True), (2, 3, True), (2, 4, False),
+    ]  # fmt: skip
+    assert executor_calls(events, "E1") == 2 and len([f for f in doc.facts if f.task == "E1"]) == 3
