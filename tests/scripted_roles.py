@@ -22,10 +22,33 @@ def header(prompt: str, name: str) -> str:
 
 
 def archive_command(prompt: str) -> list[str] | None:
-    """The archive command an executor prompt names ("- Archive: `<command> URL`", or the URL
-    outside the backticks)."""
-    match = re.search(r"- Archive: `([^`]+?)(?: URL)?`", prompt)
+    """The archive command an executor prompt names ("- Archive: `<command> [--batch N] URL`"),
+    without the batch option (callers add `--batch <number>` themselves)."""
+    match = re.search(r"- Archive: `([^`]+?)(?: --batch N)?(?: URL)?`", prompt)
     return shlex.split(match.group(1)) if match else None
+
+
+def search_command(prompt: str) -> tuple[list[str], int] | None:
+    """The search command an executor prompt names, without `--batch N`, and its `-k`."""
+    match = re.search(r'- Search: `(.+?)(?: --batch N)? -k (\d+) "short query"`', prompt)
+    return (shlex.split(match.group(1)), int(match.group(2))) if match else None
+
+
+def batch_plan(prompt: str) -> dict[str, int]:
+    """What an executor prompt asks of this call: first and last batch, the stop rule, the call."""
+    span = re.search(r"^Batches: from (\d+) to (\d+)$", prompt, re.M)
+    rule = re.search(
+        r"saturated after (\d+) batch(?:es)? in a row with nothing new, at least (\d+) batch", prompt
+    )
+    call = re.search(r"^Call: (\d+)", prompt, re.M)
+    first = int(span.group(1)) if span else 1
+    return {
+        "first": first,
+        "last": int(span.group(2)) if span else first,
+        "threshold": int(rule.group(1)) if rule else 1,
+        "min_batches": int(rule.group(2)) if rule else 1,
+        "call": int(call.group(1)) if call else 1,
+    }
 
 
 def dump(data: dict[str, Any]) -> str:
@@ -87,33 +110,59 @@ def page_value(task: str) -> int:
     return 10 + sum(ord(c) for c in task) % 80
 
 
+def finds_in(batch: int, spec: dict[str, Any]) -> bool:
+    """Whether a scripted executor finds something new in `batch`: batches 1..`finds` do (default
+    1; `finds` may also list the batch numbers), every batch does with `keeps_finding`."""
+    finds = spec.get("finds", 1)
+    if isinstance(finds, list):
+        return batch in finds
+    return bool(spec.get("keeps_finding")) or batch <= int(finds)
+
+
+def batch_dimensions(batch: int, spec: dict[str, Any]) -> list[str]:
+    """The dimensions a scripted executor's facts name in `batch`: `dimensions`, changed from batch
+    N on by `batch_dimensions: {N: [...]}`."""
+    dims = list(spec.get("dimensions") or [])
+    for start, later in sorted((int(k), v) for k, v in (spec.get("batch_dimensions") or {}).items()):
+        if batch >= start:
+            dims = list(later)
+    return dims
+
+
 def default_findings(
     task: str, page_base: str, batch: int = 1, spec: dict[str, Any] | None = None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """One page to archive per task (`<page_base>/<TASK>.html`) and one fact quoting it.
+    """The pages a scripted executor archives in `batch` and one fact quoting each.
 
-    Later batches read page <TASK>b<N> when the task's spec sets `keeps_finding` (a new source and a
-    new verified fact each batch), else page <TASK> again (nothing new). `source_type` sets the type."""
+    A batch that finds something reads new pages: `<TASK>` in batch 1 and `<TASK>b<N>` later (with
+    `pages: P`, P pages `<TASK>p<i>` / `<TASK>b<N>p<i>` each). A batch that finds nothing reads the
+    task's first page again (`<TASK>` or `<TASK>p1`) and states its fact again (reworded with `restates`, so that it is merged as a new fact holding
+    known numbers). `source_type` sets the type, `dimensions` the dimensions the facts name."""
     spec = spec or {}
-    name = f"{task}b{batch}" if batch > 1 and spec.get("keeps_finding") else task
-    value = page_value(name)
-    sources = [
-        {
-            "id": "A",
-            "url": f"{page_base}/{name}.html",
-            "title": f"{name} bulletin",
-            "type": spec.get("source_type", "official"),
-            "archive": True,
-        }
-    ]
-    facts = [
-        {
-            "statement": f"The {name} index reached {value} points in 2025.",
-            "sources": ["A"],
-            "quote": f"In 2025 the {name} index reached {value} points",
-            "confidence": "high",
-        }
-    ]
+    fresh, pages = finds_in(batch, spec), int(spec.get("pages", 1))
+    base = task if batch == 1 or not fresh else f"{task}b{batch}"
+    names = [f"{base}p{i}" for i in range(1, pages + 1)] if pages > 1 else [base]
+    if not fresh:
+        names = names[:1]  # the first page read, read again
+    restated = not fresh and bool(spec.get("restates"))
+    sources, facts = [], []
+    for n, name in enumerate(names, 1):
+        label = f"A{n}" if len(names) > 1 else "A"
+        value = page_value(name)
+        sources.append(
+            {"id": label, "url": f"{page_base}/{name}.html", "title": f"{name} bulletin",
+             "type": spec.get("source_type", "official"), "archive": True}
+        )  # fmt: skip
+        statement = (
+            f"According to the bureau's annual survey, the {name} index stood at {value} points in 2025."
+            if restated
+            else f"The {name} index reached {value} points in 2025."
+        )
+        fact = {"statement": statement, "sources": [label], "confidence": "high",
+                "quote": f"In 2025 the {name} index reached {value} points"}  # fmt: skip
+        if batch_dimensions(batch, spec):
+            fact["dimensions"] = batch_dimensions(batch, spec)
+        facts.append(fact)
     return sources, facts
 
 
@@ -124,16 +173,27 @@ def executor_document(
     labels: dict[str, str],
     assessment: str = "Done.",
     contradictions: list[str] | None = None,
+    batches: list[dict[str, Any]] | None = None,
 ) -> str:
-    """The executor's findings; `labels` maps a source's local label to the ID the archive printed."""
+    """The executor's findings; `labels` maps a source's local label to the ID the archive printed.
+    Facts get ids F1, F2... when they have none; without `batches`, one batch holds them all."""
     out_sources = []
     for n, src in enumerate(sources, 1):
         entry = {k: v for k, v in src.items() if k != "archive"}
         entry.setdefault("id", f"L{n}")
         entry["id"] = labels.get(entry["id"], entry["id"])
         out_sources.append(entry)
-    facts = [{**f, "sources": [labels.get(s, s) for s in f["sources"]]} for f in facts]
-    data = {"task": task, "sources": out_sources, "facts": facts, "assessment": assessment, "complete": True}
+    facts = [
+        {"id": f.get("id", f"F{n}"), **{k: v for k, v in f.items() if k != "id"},
+         "sources": [labels.get(s, s) for s in f["sources"]]}
+        for n, f in enumerate(facts, 1)
+    ]  # fmt: skip
+    if batches is None:
+        archived = [labels[s["id"]] for s in sources if s.get("id") in labels]
+        batches = [{"batch": 1, "queries": [], "sources": archived, "facts": [f["id"] for f in facts],
+                    "new": True, "reason": "first findings"}]  # fmt: skip
+    data = {"task": task, "sources": out_sources, "facts": facts, "batches": batches,
+            "assessment": assessment, "complete": True}  # fmt: skip
     if contradictions:
         data["contradictions"] = contradictions
     return dump(data)

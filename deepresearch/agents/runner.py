@@ -27,18 +27,20 @@ from deepresearch.agents.base import AgentBackend, AgentRequest, AgentResult, Fa
 from deepresearch.agents.registry import get_backend, resolve_executable
 from deepresearch.core import sandbox
 from deepresearch.core.agent_env import agent_environment
+from deepresearch.core.attribution import TASK_ENV
 from deepresearch.core.budget import Budget
 from deepresearch.core.commands import client_roots, write_tool_commands
 from deepresearch.core.config import Config
 from deepresearch.core.errors import AgentError, NoAgentError
 from deepresearch.core.events import AgentFinished, AgentRetry, AgentStarted, EventSink, Notice
 from deepresearch.core.process import ProcessRunner
+from deepresearch.core.proctable import ProcessTable
 from deepresearch.core.roles import Role, tools_for
 from deepresearch.core.workspace import Workspace
 
 FINAL_FAILURES = {FailureKind.NOT_INSTALLED, FailureKind.NOT_LOGGED_IN, FailureKind.BAD_ARGUMENTS}
 # What the tool scripts read to find the run's tool service and attribute their calls.
-SERVICE_ENV, TASK_ENV, CALL_ENV = "DEEPRESEARCH_SERVICE", "DEEPRESEARCH_TASK", "DEEPRESEARCH_CALL"
+SERVICE_ENV, CALL_ENV = "DEEPRESEARCH_SERVICE", "DEEPRESEARCH_CALL"
 
 
 class ToolEndpoint(Protocol):
@@ -108,6 +110,7 @@ class AgentRunner:
         self._sandbox: tuple[sandbox.SandboxStatus, bool] | None = None
         self._lock = threading.Lock()
         self._backends: dict[str, tuple[AgentBackend, str]] = {}
+        self.process_table = ProcessTable(workspace.private, workspace.root)
 
     def sandbox_state(self) -> tuple[sandbox.SandboxStatus, bool]:
         """(what bubblewrap can do here, whether agents run in it), decided once per runner; a
@@ -190,18 +193,25 @@ class AgentRunner:
         env = backend.build_env(request, request.environ)
         argv = self._confine(backend, request, env, backend.build_argv(request))
         model = request.model
+        started_pid: list[int] = []
 
         def started(pid: int) -> None:
+            started_pid.append(pid)
+            self.process_table.add(pid, call.label, argv)  # so a run after a crash can stop what is left
             self.sink(AgentStarted(call.role, call.task_id, call.label, backend.name, model, attempt, pid))
 
-        outcome = self.processes.run(
-            argv,
-            cwd=self.workspace.root,
-            env=env,
-            timeout=timeout or self.config.agent_timeout,
-            log_path=self.workspace.log_file(call.label),
-            on_start=started,
-        )
+        try:
+            outcome = self.processes.run(
+                argv,
+                cwd=self.workspace.root,
+                env=env,
+                timeout=timeout or self.config.agent_timeout,
+                log_path=self.workspace.log_file(call.label),
+                on_start=started,
+            )
+        finally:
+            for pid in started_pid:  # its group was killed when the call ended
+                self.process_table.remove(pid)
         result = backend.parse(outcome)
         if not result.ok and result.failure is FailureKind.TIMEOUT:
             result.message = (
@@ -232,9 +242,12 @@ class AgentRunner:
     def _child_env(self, call: AgentCall) -> dict[str, str]:
         env = agent_environment(self.environ)
         # Agents run `deepresearch archive/search` from the workspace; tell those where it is,
-        # where the run's tool service listens, and whose calls they are.
+        # where the run's tool service listens, whose calls they are (the task; the batch comes
+        # with `--batch N`), and the run's effective search ceiling (a flag or input.md may have
+        # set it, which those commands cannot read when they search without the service).
         env["DEEPRESEARCH_WORKDIR"] = str(self.workspace.root)
         env[TASK_ENV], env[CALL_ENV] = call.task_id, call.prompt_name or call.label
+        env["DEEPRESEARCH_MAX_SEARCHES"] = str(self.budget.limits.searches or 0)
         if self.tool_service is not None:
             env[SERVICE_ENV] = self.tool_service.address()
         return env

@@ -9,6 +9,7 @@ resumes the run, so a retry never redoes finished work.
 from __future__ import annotations
 
 import shutil
+import signal
 import sys
 import time
 from collections.abc import Mapping
@@ -111,7 +112,7 @@ def run_attempt(
         env={**environ, **launch.env},
         timeout=launch.timeout,
         log_path=Path(launch.log_path),
-        die_with_parent=True,  # a killed batch (or Ray worker) must not leave its runs behind
+        on_parent_death=signal.SIGTERM,  # a killed batch (or Ray worker) must not leave its runs behind
     )
     tail = [line for line in outcome.stderr.splitlines() if line.strip()][-_TAIL_LINES:]
     return JobOutcome(

@@ -18,7 +18,7 @@ from typing import Annotated
 
 import typer
 
-from deepresearch.cli.tool_run import describe, run_archive_command, workspace_root
+from deepresearch.cli.tool_run import attributed, describe, run_archive_command, workspace_root
 
 __all__ = ["archive", "describe", "register"]
 
@@ -51,10 +51,17 @@ def archive(
     print_pdf: Annotated[
         bool, typer.Option("--pdf", help="Also save the rendered page printed as PDF under assets/images/.")
     ] = False,
+    batch: Annotated[
+        int | None, typer.Option("--batch", help="The Top-K batch this archive is for (executors).")
+    ] = None,
+    task: Annotated[
+        str | None, typer.Option("--task", help="The executor task (set by the orchestrator).", hidden=True)
+    ] = None,
 ) -> None:
     """Archive each URL, print its record (or its failure), exit 10 if any failed."""
-    root = workspace_root(workdir, os.environ)
-    printed = run_archive_command(urls, as_json, screenshot, print_pdf, root, os.environ)
+    environ = attributed(os.environ, task, batch)
+    root = workspace_root(workdir, environ)
+    printed = run_archive_command(urls, as_json, screenshot, print_pdf, root, environ)
     for line in printed.stderr:
         typer.echo(line, err=True)
     typer.echo(printed.stdout)

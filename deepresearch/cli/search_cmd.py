@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from deepresearch.cli.tool_run import MAX_K, run_search_command, workspace_root
+from deepresearch.cli.tool_run import MAX_K, attributed, run_search_command, workspace_root
 
 
 def register(app: typer.Typer) -> None:
@@ -46,9 +46,16 @@ def search(
             "no budget spent). Hits name the source ID and the page, time or chapter.",
         ),
     ] = False,
+    batch: Annotated[
+        int | None, typer.Option("--batch", help="The Top-K batch this search is for (executors).")
+    ] = None,
+    task: Annotated[
+        str | None, typer.Option("--task", help="The executor task (set by the orchestrator).", hidden=True)
+    ] = None,
 ) -> None:
     """Search, print the results, and report on stderr where they came from and the budget left."""
-    printed = run_search_command(query, k, as_json, workspace_root(workdir, os.environ), os.environ, local)
+    environ = attributed(os.environ, task, batch)
+    printed = run_search_command(query, k, as_json, workspace_root(workdir, environ), environ, local)
     typer.echo(printed.stdout)
     for line in printed.stderr:
         typer.echo(line, err=True)

@@ -47,4 +47,4 @@ def status(
     console = Console(highlight=False)
     if not console.is_terminal:
         console = Console(highlight=False, width=PIPE_WIDTH)  # logs and pipes: do not wrap at 80
-    console.print(render_view(view, with_summary=True))
+    console.print(render_view(view, with_summary=True, batches=True))

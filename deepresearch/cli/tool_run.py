@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from deepresearch.core.attribution import BATCH_ENV, TASK_ENV
 from deepresearch.core.errors import ArchiveError, ToolServiceError, UsageError
 from deepresearch.core.workspace import Workspace
 from deepresearch.service.client import ServiceUnreachable, ToolClient, service_address
@@ -46,6 +47,19 @@ def workspace_root(workdir: Path | None, environ: Mapping[str, str]) -> Path:
     if not root.is_dir():
         raise UsageError(f"workspace folder not found: {root}", hint="pass --workdir DIR of a run folder")
     return root
+
+
+def attributed(environ: Mapping[str, str], task: str | None, batch: int | None) -> dict[str, str]:
+    """`environ` with the task and Top-K batch a command was given (`--task`, `--batch`): what its
+    searches and archives are recorded for (the orchestrator sets the task in agents' environment)."""
+    if batch is not None and batch < 1:
+        raise UsageError(f"--batch must be 1 or more, got {batch}", hint="batches are numbered from 1")
+    env = dict(environ)
+    if task:
+        env[TASK_ENV] = task
+    if batch is not None:
+        env[BATCH_ENV] = str(batch)
+    return env
 
 
 # --- search --------------------------------------------------------------------------------------
@@ -82,7 +96,10 @@ def _search(root: Path, query: str, k: int, environ: Mapping[str, str], notices:
             if isinstance(event, Notice):
                 notices.append(f"search: {event.level}: {event.message}")
 
-        outcome = run_search(Workspace(root), load_config(root), query, k=k, environ=environ, sink=warn)
+        who = Caller.from_environ(environ).attribution()
+        outcome = run_search(
+            Workspace(root), load_config(root), query, k=k, environ=environ, sink=warn, attribution=who
+        )
         return search_result(outcome)
     try:
         return ToolClient(address, Caller.from_environ(environ)).search(root, query, k)
@@ -190,10 +207,11 @@ def _archive(
     root: Path, urls: list[str], screenshot: bool, pdf: bool, environ: Mapping[str, str], warnings: list[str]
 ) -> dict[str, Any]:
     address = service_address(environ)
+    who = Caller.from_environ(environ)
     if address is None:
-        return _archive_here(root, urls, screenshot, pdf)
+        return _archive_here(root, urls, screenshot, pdf, who)
     try:
-        return ToolClient(address, Caller.from_environ(environ)).archive(root, urls, screenshot, pdf)
+        return ToolClient(address, who).archive(root, urls, screenshot, pdf)
     except ServiceUnreachable as exc:
         if not os.access(Workspace(root).assets, os.W_OK):
             raise ToolServiceError(
@@ -203,10 +221,10 @@ def _archive(
                 "the orchestrator archives cited URLs",
             ) from exc
         warnings.append(f"the run's tool service is not answering ({exc}); archiving here")
-        return _archive_here(root, urls, screenshot, pdf)
+        return _archive_here(root, urls, screenshot, pdf, who)
 
 
-def _archive_here(root: Path, urls: list[str], screenshot: bool, pdf: bool) -> dict[str, Any]:
+def _archive_here(root: Path, urls: list[str], screenshot: bool, pdf: bool, who: Caller) -> dict[str, Any]:
     # Imported here: Playwright and trafilatura load only when something is archived here.
     from deepresearch.core.config import load_config
     from deepresearch.service.protocol import archive_result
@@ -214,7 +232,10 @@ def _archive_here(root: Path, urls: list[str], screenshot: bool, pdf: bool) -> d
 
     workspace = Workspace(root)
     workspace.ensure()
-    with Archiver(workspace, load_config(root), screenshot=screenshot, print_pdf=pdf) as archiver:
+    config = load_config(root)
+    with Archiver(
+        workspace, config, screenshot=screenshot, print_pdf=pdf, attribution=who.attribution()
+    ) as archiver:
         return archive_result(archiver.archive_many(urls), list(archiver.warnings))
 
 

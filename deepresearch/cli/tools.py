@@ -14,7 +14,14 @@ import sys
 from pathlib import Path
 
 from deepresearch.cli.exits import debug_requested, exit_code_for
-from deepresearch.cli.tool_run import MAX_K, Printed, run_archive_command, run_search_command, workspace_root
+from deepresearch.cli.tool_run import (
+    MAX_K,
+    Printed,
+    attributed,
+    run_archive_command,
+    run_search_command,
+    workspace_root,
+)
 from deepresearch.core.errors import ExitCode
 
 
@@ -43,6 +50,7 @@ def parser() -> argparse.ArgumentParser:
         "--pdf", dest="print_pdf", action="store_true", help="Also save the page printed as PDF."
     )
     for sub in (search, archive):
+        sub.add_argument("--batch", type=int, help="The Top-K batch it is for (executors).")
         sub.add_argument("--debug", action="store_true", help="Show the traceback of an internal error.")
     return top
 
@@ -50,10 +58,11 @@ def parser() -> argparse.ArgumentParser:
 def run(argv: list[str]) -> Printed:
     """Parse `argv` and run the command; what it prints."""
     args = parser().parse_args(argv)
-    root = workspace_root(args.workdir, os.environ)
+    environ = attributed(os.environ, None, args.batch)
+    root = workspace_root(args.workdir, environ)
     if args.command == "search":
-        return run_search_command(args.query, args.k, args.as_json, root, os.environ, args.local)
-    return run_archive_command(args.urls, args.as_json, args.screenshot, args.print_pdf, root, os.environ)
+        return run_search_command(args.query, args.k, args.as_json, root, environ, args.local)
+    return run_archive_command(args.urls, args.as_json, args.screenshot, args.print_pdf, root, environ)
 
 
 def main(argv: list[str] | None = None) -> None:

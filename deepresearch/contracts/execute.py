@@ -1,8 +1,11 @@
-"""An executor's output: the sources it relied on and the facts it extracted, with quotes."""
+"""An executor's output: the sources it relied on, the facts it extracted (with quotes), and the log
+of the Top-K batches it ran inside the call (`batches:`), which code checks against the search log
+and the source registry (pipeline/batchcheck.py) before it believes any of it."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,13 +17,28 @@ _URL = re.compile(r"^(?:https?://|file:///)\S+$", re.I)  # file://: a local or p
 SOURCE_TYPES = ("official", "peer-reviewed", "industry", "news", "blog", "forum", "social", "unknown")
 
 
+@dataclass(frozen=True)
+class BatchEntry:
+    """One Top-K batch as the executor logged it."""
+
+    number: int
+    queries: list[str] = field(default_factory=list)
+    k: int | None = None
+    sources: list[str] = field(default_factory=list)  # IDs the archive command printed in this batch
+    facts: list[str] = field(default_factory=list)  # labels of the facts this batch added
+    new: bool | None = None  # the executor's own judgement: did it bring new relevant information?
+    reason: str = ""
+    contradictions: list[str] = field(default_factory=list)
+
+
 @dataclass
 class ExecutorOutput:
     sources: list[Source] = field(default_factory=list)  # id = archive ID (S07) or a local label
-    facts: list[Fact] = field(default_factory=list)  # sources cite those IDs / labels
+    facts: list[Fact] = field(default_factory=list)  # id = the fact's label; sources cite IDs / labels
     assessment: str = ""
     complete: bool = True
     contradictions: list[str] = field(default_factory=list)  # findings that contradict known facts
+    batches: list[BatchEntry] = field(default_factory=list)  # empty when the file has no batch log
 
 
 def _source(item: Any, n: int, problems: list[str]) -> Source | None:
@@ -47,7 +65,9 @@ def _source(item: Any, n: int, problems: list[str]) -> Source | None:
     )
 
 
-def _fact(item: Any, n: int, labels: set[str], task_id: str, problems: list[str]) -> Fact | None:
+def _fact(
+    item: Any, n: int, labels: set[str], task_id: str, dims: set[str] | None, problems: list[str]
+) -> Fact | None:
     if not isinstance(item, dict):
         problems.append(f"facts item {n}: expected a mapping with statement, sources, quote, confidence")
         return None
@@ -69,15 +89,78 @@ def _fact(item: Any, n: int, labels: set[str], task_id: str, problems: list[str]
     except ValueError:
         problems.append(f"{where}: confidence must be high, medium or low")
         confidence = Confidence.MEDIUM
-    if not statement or not quote or not cited or unknown:
+    served = id_list(item.get("dimensions"))
+    stray = [d for d in served if dims is not None and d not in dims]
+    if stray:
+        problems.append(f"{where}: dimensions {', '.join(stray)} are not dimensions of the plan")
+    if not statement or not quote or not cited or unknown or stray:
         return None
+    label = str(item.get("id") or f"F{n}").strip()
     return Fact(
-        id=f"new-{n}", statement=statement, sources=cited, confidence=confidence, quote=quote, task=task_id
+        id=label, statement=statement, sources=cited, confidence=confidence, quote=quote, task=task_id,
+        dimensions=served,
+    )  # fmt: skip
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _batch(item: Any, n: int, fact_labels: set[str], problems: list[str]) -> BatchEntry | None:
+    where = f"batches item {n}"
+    if not isinstance(item, dict):
+        problems.append(f"{where}: expected a mapping with batch, queries, k, sources, facts, new, reason")
+        return None
+    number = _count(item.get("batch"))
+    if number is None:
+        problems.append(f"{where}: batch must be the batch number (1, 2, ...)")
+        return None
+    facts = id_list(item.get("facts"))
+    unknown = [f for f in facts if f not in fact_labels]
+    if unknown:
+        problems.append(f"{where}: facts {', '.join(unknown)} are not ids of your facts list")
+    new = item.get("new")
+    if not isinstance(new, bool):
+        problems.append(
+            f"{where}: new must be true or false (did this batch bring new relevant information?)"
+        )
+    return BatchEntry(
+        number=number,
+        queries=text_list(item.get("queries")),
+        k=_count(item.get("k")),
+        sources=id_list(item.get("sources")),
+        facts=[f for f in facts if f in fact_labels],
+        new=new if isinstance(new, bool) else None,
+        reason=str(item.get("reason") or "").strip(),
+        contradictions=text_list(item.get("contradictions")),
     )
 
 
-def parse_executor(path: Path, task_id: str) -> tuple[ExecutorOutput | None, list[str]]:
-    """The executor's findings, or None and the problems to send back."""
+def _batches(raw: Any, facts: list[Fact], problems: list[str]) -> list[BatchEntry]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        problems.append("batches must be a YAML list, one item per batch")
+        return []
+    labels = [f.id for f in facts]
+    if len(set(labels)) != len(labels):
+        problems.append("facts: two facts have the same id; give each fact its own id (F1, F2, ...)")
+    entries = [b for n, item in enumerate(raw, 1) if (b := _batch(item, n, set(labels), problems))]
+    numbers = [b.number for b in entries]
+    if numbers != sorted(set(numbers)):
+        problems.append(f"batches: numbers must increase, each once; found {numbers}")
+    listed = [label for b in entries for label in b.facts]
+    twice = sorted({label for label in listed if listed.count(label) > 1})
+    if twice:
+        problems.append(f"batches: facts {', '.join(twice)} are listed in more than one batch")
+    return entries
+
+
+def parse_executor(
+    path: Path, task_id: str, dimensions: Iterable[str] | None = None
+) -> tuple[ExecutorOutput | None, list[str]]:
+    """The executor's findings, or None and the problems to send back. `dimensions`: the plan's
+    dimension IDs, which a fact may name (None: not checked)."""
     data, notes, problems = read_yaml_output(path)
     if data is None:
         return None, problems
@@ -89,9 +172,14 @@ def parse_executor(path: Path, task_id: str) -> tuple[ExecutorOutput | None, lis
         return None, ["sources and facts must be YAML lists"]
     sources = [s for n, item in enumerate(raw_sources, 1) if (s := _source(item, n, problems))]
     labels = {s.id for s in sources}
-    facts = [f for n, item in enumerate(raw_facts, 1) if (f := _fact(item, n, labels, task_id, problems))]
+    dims = set(dimensions) if dimensions is not None else None
+    facts = [
+        f for n, item in enumerate(raw_facts, 1) if (f := _fact(item, n, labels, task_id, dims, problems))
+    ]
+    batches = _batches(data.get("batches"), facts, problems)
     if problems:
         return None, problems
     assessment = str(data.get("assessment") or notes or "").strip()
     contradictions = text_list(data.get("contradictions"))
-    return ExecutorOutput(sources, facts, assessment, bool(data.get("complete", True)), contradictions), []
+    complete = bool(data.get("complete", True))
+    return ExecutorOutput(sources, facts, assessment, complete, contradictions, batches), []

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from deepresearch.core.config import Config
+from deepresearch.core.effort import Limits, limits
 from deepresearch.core.errors import BudgetExhaustedError, StateError
 from deepresearch.core.files import atomic_write, file_lock
 from deepresearch.core.workspace import Workspace
@@ -44,17 +45,25 @@ class Spent:
     minutes: float = 0.0
 
 
-def exhausted_reason(config: Config, spent: Spent) -> str | None:
-    """The first limit of `config` that `spent` has reached, as a reason; None when none has."""
+def _default_note(limits: Limits, name: str, key: str) -> str:
+    """For a ceiling that comes from the effort preset: which one, and how to change it."""
+    if name not in limits.defaults:
+        return ""
+    return f"; {limits.origin(name)} ceiling: set {key} to change it, 0 for no limit"
+
+
+def exhausted_reason(limits: Limits, spent: Spent) -> str | None:
+    """The first of `limits` that `spent` has reached, as a reason; None when none has."""
     checks = [
-        (config.max_agent_calls, spent.agent_calls, "agent call budget spent ({spent} of {limit})"),
-        (config.max_searches, spent.searches, "search budget spent ({spent} of {limit})"),
-        (config.max_cost_usd, spent.cost_usd, "cost budget spent (${spent:.2f} of ${limit:.2f})"),
-        (config.max_minutes, spent.minutes, "time budget spent ({spent:.1f} of {limit} minutes)"),
+        ("agent_calls", "max_agent_calls", spent.agent_calls, "agent call budget spent ({spent} of {limit}"),
+        ("searches", "max_searches", spent.searches, "search budget spent ({spent} of {limit}"),
+        ("cost_usd", "max_cost_usd", spent.cost_usd, "cost budget spent (${spent:.2f} of ${limit:.2f}"),
+        ("minutes", "max_minutes", spent.minutes, "time budget spent ({spent:.1f} of {limit} minutes"),
     ]
-    for limit, used, text in checks:
+    for name, key, used, text in checks:
+        limit = getattr(limits, name)
         if limit is not None and used >= limit:
-            return text.format(spent=used, limit=limit)
+            return text.format(spent=used, limit=limit) + _default_note(limits, name, key) + ")"
     return None
 
 
@@ -102,6 +111,7 @@ class Budget:
     ) -> None:
         self.workspace = workspace
         self.config = config
+        self.limits = limits(config)  # the effective ceilings: explicit settings, else the effort's
         self.clock = clock
         self.started = clock()
         self._lock = threading.Lock()
@@ -126,11 +136,12 @@ class Budget:
 
     def check_call(self) -> None:
         """The hard cap: raise BudgetExhaustedError rather than start a call past `max_agent_calls`."""
-        limit = self.config.max_agent_calls
+        limit = self.limits.agent_calls
         made = self.calls_made() if limit is not None else 0
         if limit is not None and made >= limit:
             raise BudgetExhaustedError(
-                f"agent call budget spent ({made} of {limit}); the run is saved",
+                f"agent call budget spent ({made} of {limit}"
+                f"{_default_note(self.limits, 'agent_calls', 'max_agent_calls')}); the run is saved",
                 hint="raise max_agent_calls (config, input.md or DEEPRESEARCH_MAX_AGENT_CALLS) and run "
                 "the same command again to continue",
             )
@@ -169,7 +180,7 @@ class Budget:
 
     def reserve_search(self) -> int:
         """Count one search before making it; BudgetExhaustedError at `max_searches`."""
-        limit = self.config.max_searches
+        limit = self.limits.searches
         with file_lock(self._search_lock()):
             used = self._read_searches()
             if limit is not None and used >= limit:
@@ -198,36 +209,37 @@ class Budget:
 
     def exhausted(self) -> str | None:
         """The first limit reached, as a reason (for the stop rules); None when none is."""
-        return exhausted_reason(self.config, self.spent())
+        return exhausted_reason(self.limits, self.spent())
 
     def research_stop_reason(self) -> str | None:
         """Why research must stop starting agent calls now, or None: a limit is reached, or only
         the calls kept for the report (FINISH_RESERVE) are left."""
         spent = self.spent()
-        limit = self.config.max_agent_calls
+        limit = self.limits.agent_calls
         if limit is not None:
             reserve = min(FINISH_RESERVE, max(limit - 1, 0))
             if spent.agent_calls + reserve >= limit:
                 return (
-                    f"agent call budget spent ({spent.agent_calls} of {limit}, {reserve} kept for the report)"
+                    f"agent call budget spent ({spent.agent_calls} of {limit}, {reserve} kept for the report"
+                    f"{_default_note(self.limits, 'agent_calls', 'max_agent_calls')})"
                 )
-        return exhausted_reason(dataclasses.replace(self.config, max_agent_calls=None), spent)
+        return exhausted_reason(dataclasses.replace(self.limits, agent_calls=None), spent)
 
     def spare_call_reason(self, keep: int = 0) -> str | None:
         """Why one optional agent call (the verifier's) must not start: it would leave fewer than
         `keep` calls under `max_agent_calls` for what must follow, or the cost or time budget is
         spent. None when it may start."""
         spent = self.spent()
-        limit = self.config.max_agent_calls
+        limit = self.limits.agent_calls
         if limit is not None and spent.agent_calls + 1 + keep > limit:
             return f"agent call budget ({spent.agent_calls} of {limit} used, {keep} kept for what follows)"
-        others = dataclasses.replace(self.config, max_agent_calls=None, max_searches=None)
+        others = dataclasses.replace(self.limits, agent_calls=None, searches=None)
         return exhausted_reason(others, spent)
 
     def stage_skip_reason(self) -> str | None:
         """Why an optional stage before the report must be skipped to keep the report in budget."""
         calls, cost = read_ledger(self.workspace.usage_ledger)
-        limit, max_cost = self.config.max_agent_calls, self.config.max_cost_usd
+        limit, max_cost = self.limits.agent_calls, self.limits.cost_usd
         if limit is not None and calls + STAGE_CALLS + FINISH_RESERVE > limit:
             return f"agent call budget ({calls} of {limit} used; the rest is kept for the report)"
         if max_cost is not None and cost >= max_cost:

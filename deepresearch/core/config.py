@@ -56,6 +56,7 @@ class Config:
     retries: int = 2  # extra attempts after a retryable failure
     backoff_base: float = 2.0  # seconds; doubles each attempt
     backoff_max: float = 60.0
+    # Ceilings (core.effort.CEILINGS): None takes the effort preset's default, 0 means no limit.
     max_agent_calls: int | None = None
     max_searches: int | None = None
     max_cost_usd: float | None = None
@@ -85,6 +86,8 @@ class Config:
     max_batches: int | None = None
     saturation_threshold: int | None = None
     min_tier1_sources: int | None = None
+    batch_calls: str = "in_call"  # in_call: the Top-K batches run inside one executor call | per_batch
+    max_calls_per_task: int = 2  # executor calls per task (in_call), however many batches they hold
     # weights of the reflector's sub-scores in the overall quality score
     weight_completeness: float = 1.0
     weight_depth: float = 1.0
@@ -130,11 +133,12 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "analysis": ("always", "auto", "never"),
     "verify_support": ("always", "never"),
     "sandbox": ("auto", "bwrap", "off"),
+    "batch_calls": ("in_call", "per_batch"),
 }
 _POSITIVE = {"max_rounds", "concurrency", "agent_timeout", "breadth", "max_tasks", "archive_timeout"}
 _POSITIVE |= {"search_timeout", "k_initial", "k_expand", "min_batches", "max_batches", "saturation_threshold"}
 _POSITIVE |= {"archive_max_bytes", "archive_concurrency"}
-_POSITIVE |= {"max_chart_failures", "figure_timeout"}
+_POSITIVE |= {"max_chart_failures", "figure_timeout", "max_calls_per_task"}
 _NON_NEGATIVE = {
     "retries",
     "min_rounds",
@@ -145,6 +149,9 @@ _NON_NEGATIVE = {
 }
 _NON_NEGATIVE |= {"weight_completeness", "weight_depth", "weight_reliability", "weight_actionability"}
 _NON_NEGATIVE |= {"max_figures"}
+# The run's ceilings: 0 means no limit; an explicit null (the old way to say so) is read as 0.
+CEILING_KEYS = ("max_agent_calls", "max_searches", "max_cost_usd", "max_minutes")
+_NON_NEGATIVE |= set(CEILING_KEYS)
 
 
 def _coerce(key: str, value: Any, annotation: Any, source: str) -> Any:
@@ -289,6 +296,8 @@ def apply_layer(config: Config, layer: Mapping[str, Any], source: str) -> Config
         if key == "documents" and isinstance(value, str):
             value = [value]  # one path (which may hold spaces), not a list of words
         coerced = _coerce(key, value, hints[key], source)
+        if coerced is None and key in CEILING_KEYS:
+            coerced = 0  # `max_agent_calls: null` meant "no limit" before ceilings had defaults
         _check_range(key, coerced, source)
         updates[key] = coerced
     return dataclasses.replace(config, **updates)
@@ -332,14 +341,7 @@ def env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
             layer[key] = [part for part in value.split(os.pathsep) if part]  # like PATH
         elif key in hints and key not in ("roles", "backend_args", "search_base_urls", "source_base_urls"):
             layer[key] = value if value != "" else None
-        elif key not in (
-            "home",
-            "debug",
-            "workdir",
-            "service",
-            "task",
-            "call",
-        ):  # not settings: set for agents
+        elif key not in ("home", "debug", "workdir", "service", "task", "call", "batch"):  # set for agents
             raise ConfigError(name, "environment", "unknown setting")
     if roles:
         layer["roles"] = roles
@@ -381,6 +383,6 @@ def settings_snapshot(config: Config) -> dict[str, Any]:
     keys = (
         "mode", "effort", "max_rounds", "min_rounds", "quality_threshold", "min_improvement", "breadth",
         "concurrency", "agent_timeout", "max_agent_calls", "max_searches", "max_cost_usd", "max_minutes",
-        "language", "time_scope", "geography",
+        "language", "time_scope", "geography", "batch_calls", "max_calls_per_task",
     )  # fmt: skip
     return {k: getattr(config, k) for k in keys if getattr(config, k) is not None}

@@ -113,6 +113,64 @@ class FactsMerged(Event):
 
 
 @dataclass(frozen=True)
+class CeilingsSet(Event):
+    """The run's effective ceilings (None: no limit), shown at the start: "at most N agent calls"."""
+
+    agent_calls: int | None
+    minutes: float | None
+    searches: int | None
+    cost_usd: float | None
+    effort: str
+    defaults: list[str] = field(default_factory=list)  # the ones taken from the effort preset
+
+
+@dataclass(frozen=True)
+class SaturationRules(Event):
+    """The Top-K rules code applies to every executor task of this execute phase."""
+
+    batch_calls: str  # in_call | per_batch
+    k_initial: int
+    k_expand: int
+    min_batches: int
+    max_batches: int
+    saturation_threshold: int
+    min_tier1_sources: int
+    max_calls_per_task: int
+    novelty: list[str] = field(default_factory=list)  # what counts as new relevant information
+
+
+@dataclass(frozen=True)
+class BatchMeasured(Event):
+    """One Top-K batch merged: whether its log was borne out by the records, and what code measured
+    as new (beside what the executor claimed)."""
+
+    task_id: str
+    call: int
+    batch: int
+    trusted: bool
+    new: bool
+    reasons: list[str] = field(default_factory=list)
+    claimed_new: bool | None = None
+    claimed_reason: str = ""
+    problems: list[str] = field(default_factory=list)
+    queries: int = 0  # queries of the batch found in the search log
+    new_facts: int = 0
+    new_sources: int = 0
+
+
+@dataclass(frozen=True)
+class TaskDecided(Event):
+    """Code's decision after an executor call: another call, or done (and why)."""
+
+    task_id: str
+    batches: int
+    calls: int
+    more: bool
+    reason: str
+    missing: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class RoundFinished(Event):
     round: int
     score: float | None

@@ -2,7 +2,9 @@
 
 Every agent CLI call goes through `ProcessRunner.run`. Each child gets its own session (process
 group), so a timeout or Ctrl-C kills the CLI *and* everything it spawned (browsers, MCP servers,
-shells), and the terminal's Ctrl-C reaches only us: we decide what to stop. Short helper children
+shells), and the terminal's Ctrl-C reaches only us: we decide what to stop. On Linux each child also
+asks the kernel to SIGKILL it when its parent dies (PR_SET_PDEATHSIG), so an agent never outlives an
+orchestrator killed with SIGKILL; what it spawned is stopped by the next run (core.proctable). Short helper children
 (the figure worker) go through `run_captured`, which keeps the same group discipline; a program the
 person drives on the terminal (their editor) goes through `run_in_terminal`.
 """
@@ -15,6 +17,7 @@ import ctypes.util
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -23,6 +26,44 @@ from pathlib import Path
 from typing import IO
 
 _GRACE_SECONDS = 2.0  # between SIGTERM and SIGKILL of a process group
+_PR_SET_PDEATHSIG = 1
+
+
+def _load_prctl() -> Callable[..., int] | None:
+    """libc's prctl, resolved once here (never in a forked child), or None off Linux."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    except OSError:
+        return None
+    prctl: Callable[..., int] = libc.prctl
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]  # type: ignore[attr-defined]
+    prctl.restype = ctypes.c_int  # type: ignore[attr-defined]
+    return prctl
+
+
+_PRCTL = _load_prctl()
+
+
+def die_with_parent(sig: int = signal.SIGKILL) -> Callable[[], None] | None:
+    """A preexec_fn that makes the child get `sig` when the thread that starts it dies (Linux), else
+    None. Every child we start waits in the thread that started it, so that is when we die.
+
+    It runs in the forked child before exec, where locks held by our other threads stay held: so it
+    takes none — it calls the prctl resolved at import and two system calls, and allocates only small
+    Python objects (Python's own allocator, under the GIL the child holds). The parent may have died
+    between fork and prctl: then the child kills itself."""
+    if _PRCTL is None:
+        return None
+    prctl, parent = _PRCTL, os.getpid()
+
+    def preexec() -> None:
+        prctl(_PR_SET_PDEATHSIG, sig, 0, 0, 0)
+        if os.getppid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return preexec
 
 
 @dataclass(frozen=True)
@@ -55,13 +96,14 @@ class ProcessRunner:
         timeout: float,
         log_path: Path,
         on_start: Callable[[int], None] | None = None,
-        die_with_parent: bool = False,
+        on_parent_death: int = signal.SIGKILL,
     ) -> ProcessOutcome:
         """Run `argv` with stdin from /dev/null, stream stdout+stderr to `log_path`, and return
         what happened; on timeout or `stop_all()` the whole process group is killed.
 
-        `die_with_parent`: the child gets SIGTERM when this process dies, even by SIGKILL (Linux), so
-        a killed batch or Ray worker never leaves a run behind holding its workspace."""
+        The child gets `on_parent_death` when this process dies, even by SIGKILL (Linux): an agent
+        never outlives its run, and a run started by a batch (SIGTERM: it stops its own agents and
+        saves) never outlives a killed batch or Ray worker, holding its workspace."""
         if self._stopping.is_set():
             return ProcessOutcome(None, "", "", 0.0, interrupted=True)
         log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -75,7 +117,7 @@ class ProcessRunner:
                 cwd=cwd,
                 env=env,
                 stdin=subprocess.DEVNULL,
-                preexec=_parent_death_signal() if die_with_parent else None,
+                preexec=die_with_parent(on_parent_death),
             )
             with self._lock:
                 self._live[proc.pid] = proc
@@ -154,27 +196,6 @@ def _pump(stream: IO[bytes], sink: list[bytes], log: IO[bytes], lock: threading.
     stream.close()
 
 
-def _parent_death_signal() -> Callable[[], None] | None:
-    """A pre-exec hook asking Linux to SIGTERM the child when its parent dies (None elsewhere).
-
-    The libc function is looked up here, before the fork: the hook itself only calls it."""
-    name = ctypes.util.find_library("c")
-    if not name or os.uname().sysname != "Linux":
-        return None
-    prctl = ctypes.CDLL(name, use_errno=True).prctl
-    parent = os.getpid()
-
-    def hook() -> None:
-        prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
-        if os.getppid() != parent:  # the parent died before the request took effect
-            os._exit(1)
-
-    return hook
-
-
-_PR_SET_PDEATHSIG = 1
-
-
 def kill_group(proc: subprocess.Popen[bytes], grace: float = _GRACE_SECONDS) -> None:
     """SIGTERM the process group, then SIGKILL whatever is left after a grace period."""
     try:
@@ -212,7 +233,7 @@ def run_captured(
     """Run a short child in its own process group with `input_text` on stdin; capture its output.
     Past `timeout` seconds the whole group is killed and the outcome says `timed_out`."""
     start = time.monotonic()
-    proc = _spawn(argv, cwd=cwd, env=env, stdin=subprocess.PIPE)
+    proc = _spawn(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, preexec=die_with_parent())
     try:
         out, err = proc.communicate(input_text.encode("utf-8"), timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -81,6 +81,11 @@ class Workspace:
         return self.private / "sources.jsonl"
 
     @property
+    def batch_ledger(self) -> Path:
+        """Each executor task's calls and merged batches (JSON lines), for resuming a task."""
+        return self.private / "batches.jsonl"
+
+    @property
     def usage_ledger(self) -> Path:
         return self.private / "usage.jsonl"
 

@@ -1,9 +1,12 @@
-"""Phase: execute. Executors run in parallel in DAG order up to the concurrency limit, each task in
-batches until code says it is saturated (pipeline/saturation.py).
+"""Phase: execute. Executors run in parallel in DAG order up to the concurrency limit. Each executor
+call runs the task's Top-K batches itself and logs them; code checks and measures every batch and
+decides whether the task needs another call (pipeline/saturation.py). With `batch_calls: per_batch`
+(the old rule, for comparison) each batch is a call of its own.
 
-Worker threads only run agents and parse their files; the orchestrator's thread merges each batch
-into task.md as it arrives (one writer), so what a batch found is saved before the next starts and
-is never redone after a crash.
+Worker threads only run agents and parse their files; the orchestrator's thread merges each call's
+batches into task.md as the call returns (one writer), and records them in the task ledger, so what a
+batch found is saved before anything else happens and is never redone after a crash. A call cut short
+by a crash leaves its finished batches in its output file: they are merged before the task goes on.
 """
 
 from __future__ import annotations
@@ -13,14 +16,24 @@ from dataclasses import dataclass, field
 
 from deepresearch.contracts.execute import ExecutorOutput
 from deepresearch.core.effort import saturation
-from deepresearch.core.events import FactsMerged, Notice, PhaseFinished, PhaseStarted, TaskStatusChanged
+from deepresearch.core.events import (
+    Notice,
+    PhaseFinished,
+    PhaseStarted,
+    SaturationRules,
+    TaskDecided,
+    TaskStatusChanged,
+)  # fmt: skip
+from deepresearch.pipeline.batches import CallInfo, absorb, harvest, recover
 from deepresearch.pipeline.context import RunContext
-from deepresearch.pipeline.evidence import collect, merge_evidence
+from deepresearch.pipeline.evidence import collect
+from deepresearch.pipeline.novelty import RULES
 from deepresearch.pipeline.prompts import render_prompt
 from deepresearch.pipeline.roles import EXECUTOR, StepScope
-from deepresearch.pipeline.saturation import BatchState, after_batch, covered_dimensions, measure, next_k
+from deepresearch.pipeline.saturation import IN_CALL, Verdict, decide, missing, next_k
 from deepresearch.pipeline.step import StepOutcome, output_file, run_step
 from deepresearch.pipeline.supervise import read_brief
+from deepresearch.pipeline.taskledger import TaskLedger, TaskProgress
 from deepresearch.state.model import Task, TaskStatus
 from deepresearch.state.schedule import dispatch_order
 
@@ -29,19 +42,23 @@ Outcome = StepOutcome[ExecutorOutput]
 
 @dataclass
 class Round:
-    """The execute phase's in-memory bookkeeping: futures in flight and each task's batches."""
+    """The execute phase's in-memory bookkeeping: calls in flight and each task's progress."""
 
-    in_flight: dict[Future[Outcome], str] = field(default_factory=dict)
-    batches: dict[str, BatchState] = field(default_factory=dict)
+    in_flight: dict[Future[Outcome], CallInfo] = field(default_factory=dict)
+    progress: dict[str, TaskProgress] = field(default_factory=dict)
+    missing: dict[str, list[str]] = field(default_factory=dict)  # what the next call must find
     budget_note: str = ""
 
 
-def executor_prompt(ctx: RunContext, task: Task, state: BatchState) -> str:
-    """The executor's rendered prompt for one batch of one task."""
+def executor_prompt(
+    ctx: RunContext, task: Task, progress: TaskProgress, info: CallInfo, todo: list[str]
+) -> str:
+    """The executor's rendered prompt for one call of one task."""
     doc = ctx.doc
     dims_of = {t.id: set(t.dimensions) for t in doc.tasks}
     mine = set(task.dimensions)
     sat = saturation(ctx.config)
+    in_call = ctx.config.batch_calls == IN_CALL
     return render_prompt(
         EXECUTOR.template,
         role=EXECUTOR.role,
@@ -56,19 +73,29 @@ def executor_prompt(ctx: RunContext, task: Task, state: BatchState) -> str:
         request=doc.request,
         known_facts=[f for f in doc.facts if f.task != task.id and dims_of.get(f.task, set()) & mine][-30:],
         task_facts=[f for f in doc.facts if f.task == task.id],
-        batch=state.batches + 1,
-        max_batches=sat.max_batches,
-        k=next_k(state, sat),
+        call=info.call,
+        max_calls=ctx.config.max_calls_per_task if in_call else sat.max_batches,
+        first_batch=info.first_batch,
+        last_batch=sat.max_batches if in_call else info.first_batch,
+        min_batches=sat.min_batches,
+        threshold=sat.saturation_threshold,
+        min_tier1=sat.min_tier1_sources,
+        k=next_k(progress, sat),
+        k_expand=sat.k_expand,
+        missing=todo,
+        novelty_rules=RULES,
         search_command=ctx.tool_command("search"),
         archive_command=ctx.tool_command("archive"),
         provided=[s for s in doc.sources if s.type == "provided"],
     )
 
 
-def run_executor(ctx: RunContext, task_id: str, batch: int, prompt: str) -> Outcome:
-    """Worker-thread body: run one batch of the executor and parse its file (no task.md access)."""
-    name = task_id if batch == 1 else f"{task_id}.batch{batch}"
-    return run_step(ctx, EXECUTOR, prompt, StepScope(task_id=task_id), prompt_name=name)
+def run_executor(ctx: RunContext, info: CallInfo, prompt: str) -> Outcome:
+    """Worker-thread body: run one executor call and parse its file (no task.md access)."""
+    kind = "call" if ctx.config.batch_calls == IN_CALL else "batch"
+    number = info.call if kind == "call" else info.first_batch
+    name = info.task_id if number == 1 else f"{info.task_id}.{kind}{number}"
+    return run_step(ctx, EXECUTOR, prompt, StepScope(task_id=info.task_id), prompt_name=name)
 
 
 def _set_status(ctx: RunContext, task: Task, status: TaskStatus) -> None:
@@ -76,10 +103,22 @@ def _set_status(ctx: RunContext, task: Task, status: TaskStatus) -> None:
     ctx.sink(TaskStatusChanged(task.id, status.value, ctx.doc.front.round))
 
 
+def _progress(ctx: RunContext, state: Round, task_id: str) -> TaskProgress:
+    if task_id not in state.progress:
+        state.progress[task_id] = TaskLedger(ctx.workspace).progress(task_id)
+    return state.progress[task_id]
+
+
 def _submit(ctx: RunContext, pool: ThreadPoolExecutor, state: Round, task: Task) -> None:
-    batch = state.batches.setdefault(task.id, BatchState(task.id))
-    prompt = executor_prompt(ctx, task, batch)
-    state.in_flight[pool.submit(run_executor, ctx, task.id, batch.batches + 1, prompt)] = task.id
+    progress = _progress(ctx, state, task.id)
+    info = CallInfo(task.id, progress.numbered + 1, progress.batches + 1, ctx.clock())
+    TaskLedger(ctx.workspace).call_started(task.id, info.call, info.first_batch, info.started)
+    progress.numbered, progress.calls = info.call, progress.calls + 1
+    todo = state.missing.pop(task.id, None)
+    if todo is None and progress.batches:  # a task resumed in a new session
+        todo = missing(progress, ctx.doc, task, saturation(ctx.config))
+    prompt = executor_prompt(ctx, task, progress, info, todo or [])
+    state.in_flight[pool.submit(run_executor, ctx, info, prompt)] = info
 
 
 def _complete(ctx: RunContext, task: Task, status: TaskStatus, why: str) -> None:
@@ -91,41 +130,71 @@ def _complete(ctx: RunContext, task: Task, status: TaskStatus, why: str) -> None
     ctx.save(f"{task.id}-{status.value}")
 
 
-def _finish_batch(
-    ctx: RunContext, pool: ThreadPoolExecutor, state: Round, task_id: str, outcome: Outcome
+def _decide(ctx: RunContext, task: Task, progress: TaskProgress, problems: list[str]) -> Verdict:
+    verdict = decide(progress, ctx.doc, task, saturation(ctx.config), ctx.config, problems)
+    ctx.sink(
+        TaskDecided(task.id, progress.batches, progress.calls, verdict.more, verdict.reason, verdict.missing)
+    )
+    return verdict
+
+
+def _finish_call(
+    ctx: RunContext, pool: ThreadPoolExecutor, state: Round, info: CallInfo, outcome: Outcome
 ) -> None:
-    """Merge one batch (orchestrator thread), save, and start the next batch if one is worth it."""
+    """Merge one call's batches (orchestrator thread), save, and start the next call if one is needed."""
+    ledger = TaskLedger(ctx.workspace)
+    progress = _progress(ctx, state, info.task_id)
     evidence = collect(ctx, outcome.value) if outcome.value is not None else None
     ctx.refresh()  # a person may have edited task.md while the executor ran
-    task = ctx.doc.task(task_id)
-    batch = state.batches[task_id]
+    task = ctx.doc.task(info.task_id)
     if task is None or task.status is not TaskStatus.RUNNING:
+        ledger.call_ended(info.task_id, info.call, "set_aside")
         ctx.sink(
-            Notice(f"{task_id} was removed or re-marked in task.md while it ran; its result is set aside")
+            Notice(
+                f"{info.task_id} was removed or re-marked in task.md while it ran; its result is set aside"
+            )
         )
         return
-    if evidence is None:
-        found_before = batch.batches > 0
-        status = TaskStatus.DONE if found_before else TaskStatus.FAILED
-        _complete(ctx, task, status, f"batch {batch.batches + 1} failed: {outcome.failure}")
-        return
-    covered_before = covered_dimensions(ctx.doc)
-    merged = merge_evidence(ctx, task_id, evidence, f"{task_id}-batch{batch.batches + 1}")
-    for problem in merged.rejected:
-        ctx.sink(Notice(f"{task_id}: {problem}", "warning"))
-    doc = ctx.doc
-    novelty = measure(doc, merged, covered_before, task, len(evidence.contradictions))
-    ctx.sink(
-        FactsMerged(
-            task_id, len(merged.new_fact_ids), len(merged.new_source_ids), len(doc.facts), len(doc.sources)
+    if outcome.value is None or evidence is None:
+        kept, problems = harvest(ctx, info, progress, saturation(ctx.config))  # e.g. a timeout in batch 4
+        ledger.call_ended(info.task_id, info.call, "failed")
+        if not kept:
+            status = TaskStatus.DONE if progress.batches > 0 else TaskStatus.FAILED
+            _complete(ctx, task, status, f"call {info.call} failed: {outcome.failure}")
+            return
+        ctx.sink(
+            Notice(
+                f"{task.id}: call {info.call} failed ({outcome.failure}); kept the {kept} batches it finished"
+            )
         )
-    )
-    more = after_batch(batch, novelty, doc, task, saturation(ctx.config))
+    else:
+        problems = absorb(ctx, info, outcome.value, evidence, progress, saturation(ctx.config))
+        ledger.call_ended(info.task_id, info.call, "done")
+    verdict = _decide(ctx, task, progress, problems)
     spent = ctx.budget.research_stop_reason()
-    if more and not spent:
+    if verdict.more and not spent:
+        state.missing[task.id] = verdict.missing
         _submit(ctx, pool, state, task)
         return
-    _complete(ctx, task, TaskStatus.DONE, batch.reason or (spent and f"stopped early: {spent}") or "")
+    _complete(ctx, task, TaskStatus.DONE, f"stopped early: {spent}" if verdict.more else verdict.reason)
+
+
+def _recover(ctx: RunContext, state: Round) -> None:
+    """Tasks whose call a crash cut short: merge the batches it finished, then decide as after a call."""
+    sat = saturation(ctx.config)
+    for task in ctx.doc.tasks:
+        progress = _progress(ctx, state, task.id)
+        if task.status is not TaskStatus.PENDING or progress.open_call is None:
+            continue
+        kept = recover(ctx, task.id, progress, sat)
+        if not kept:
+            continue
+        ctx.sink(Notice(f"{task.id}: kept {kept} batches that the interrupted call had finished"))
+        verdict = _decide(ctx, task, progress, [])
+        if verdict.more:
+            state.missing[task.id] = verdict.missing
+        else:
+            _complete(ctx, task, TaskStatus.DONE, verdict.reason)
 
 
 def _dispatch(ctx: RunContext, pool: ThreadPoolExecutor, state: Round) -> None:
@@ -167,18 +236,30 @@ def _skip_blocked(ctx: RunContext) -> None:
                 changed = True
 
 
+def _announce_rules(ctx: RunContext) -> None:
+    sat, config = saturation(ctx.config), ctx.config
+    ctx.sink(
+        SaturationRules(
+            config.batch_calls, sat.k_initial, sat.k_expand, sat.min_batches, sat.max_batches,
+            sat.saturation_threshold, sat.min_tier1_sources, config.max_calls_per_task, list(RULES),
+        )
+    )  # fmt: skip
+
+
 def execute_round(ctx: RunContext) -> None:
     """Run every runnable pending task, at most `concurrency` at once, critical path first."""
     round_no = ctx.doc.front.round
     ctx.sink(PhaseStarted("execute", round_no))
+    _announce_rules(ctx)
     state = Round()
+    _recover(ctx, state)
     with ThreadPoolExecutor(max_workers=ctx.config.concurrency, thread_name_prefix="executor") as pool:
         try:
             _dispatch(ctx, pool, state)
             while state.in_flight:
                 done, _ = wait(state.in_flight, return_when=FIRST_COMPLETED)
                 for future in done:
-                    _finish_batch(ctx, pool, state, state.in_flight.pop(future), future.result())
+                    _finish_call(ctx, pool, state, state.in_flight.pop(future), future.result())
                 _dispatch(ctx, pool, state)
         except BaseException:
             ctx.runner.stop_all()  # workers return at once; the pool can then shut down

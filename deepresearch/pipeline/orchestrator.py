@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from deepresearch.agents.runner import AgentRunner
 from deepresearch.core.clock import iso_seconds, utc_now
 from deepresearch.core.config import Config, settings_snapshot
+from deepresearch.core.effort import Limits
 from deepresearch.core.errors import BudgetExhaustedError, Interrupted
-from deepresearch.core.events import EventSink, Notice, RunFinished, RunStarted
+from deepresearch.core.events import CeilingsSet, EventSink, Notice, RunFinished, RunStarted
 from deepresearch.core.roles import Role
 from deepresearch.core.workspace import Workspace
 from deepresearch.pipeline.analyse import analyse
@@ -73,6 +74,18 @@ def new_document(question: str, config: Config, agents: dict[str, str]) -> TaskD
     return TaskDoc(front=front, request=question.strip())
 
 
+def ceilings_event(limits: Limits) -> CeilingsSet:
+    """The run's ceilings, announced at its start ("this run will use at most N agent calls")."""
+    return CeilingsSet(
+        limits.agent_calls,
+        limits.minutes,
+        limits.searches,
+        limits.cost_usd,
+        limits.effort,
+        sorted(limits.defaults),
+    )
+
+
 def role_agents(config: Config) -> dict[str, str]:
     """role → "agent" or "agent/model", as recorded in the front matter."""
     out = {}
@@ -106,6 +119,9 @@ class Orchestrator:
         with WorkspaceLock(self.workspace) as lock:
             if lock.took_over_from:
                 self.sink(Notice(f"took over a stale lock left by process {lock.took_over_from}", "warning"))
+            if lock.stopped:
+                pids = ", ".join(map(str, lock.stopped))
+                self.sink(Notice(f"stopped agent processes a dead run left running: {pids}", "warning"))
             self.runner.sandbox_state()  # `sandbox: bwrap` without a working bubblewrap stops here
             with self._tool_service() as tools:
                 ctx = RunContext(
@@ -114,6 +130,7 @@ class Orchestrator:
                 if self.store.exists():
                     ctx.written = self.store.path.read_text(encoding="utf-8")
                 self.sink(RunStarted(str(self.workspace.root), doc.front.question, resumed))
+                self.sink(ceilings_event(self.runner.budget.limits))
                 try:
                     self._drive(ctx, on_plan)
                 except BudgetExhaustedError:
@@ -153,15 +170,13 @@ class Orchestrator:
         while True:
             ctx.refresh()
             if ctx.doc.front.status is RunStatus.RESEARCHING:
+                if self._out_of_budget(ctx, f"budget-r{ctx.doc.front.round}"):
+                    break  # not even a supervisor call: what is left is for the report
                 supervise(ctx)
                 execute_round(ctx)
                 ctx.refresh()
-                spent = ctx.budget.research_stop_reason()
-                if spent:  # no reflection: the calls left are for the report
-                    ctx.doc.front.status = RunStatus.SYNTHESIZING
-                    ctx.doc.front.termination_reason = spent
-                    ctx.save(f"execute-r{ctx.doc.front.round}")
-                    break
+                if self._out_of_budget(ctx, f"execute-r{ctx.doc.front.round}"):
+                    break  # no reflection: the calls left are for the report
                 ctx.doc.front.status = RunStatus.REFLECTING
                 ctx.save(f"execute-r{ctx.doc.front.round}")
             elif ctx.doc.front.status is not RunStatus.REFLECTING:
@@ -174,6 +189,15 @@ class Orchestrator:
             ctx.refresh()
             ctx.doc.front.status = RunStatus.COMPLETED
             ctx.save("completed")
+
+    def _out_of_budget(self, ctx: RunContext, phase: str) -> bool:
+        """When a ceiling stops research: go to the report, with the ceiling as the reason."""
+        spent = ctx.budget.research_stop_reason()
+        if spent:
+            ctx.doc.front.status = RunStatus.SYNTHESIZING
+            ctx.doc.front.termination_reason = spent
+            ctx.save(phase)
+        return bool(spent)
 
     def _plan(self, ctx: RunContext, on_plan: PlanHook | None) -> None:
         if not ctx.doc.tasks:

@@ -36,6 +36,29 @@ class TaskTiming:
 
 
 @dataclass
+class BatchView:
+    """One merged Top-K batch: whether its log was trusted, and what code measured as new."""
+
+    call: int
+    batch: int
+    trusted: bool
+    new: bool
+    reasons: list[str] = field(default_factory=list)
+    claimed_new: bool | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class TaskBatches:
+    """An executor task's batches and calls, and code's last decision about it."""
+
+    batches: list[BatchView] = field(default_factory=list)
+    calls: int = 0
+    decision: str = ""
+    more: bool = False
+
+
+@dataclass
 class RunProgress:
     """The state of one run as its events describe it; `apply` one event dict at a time."""
 
@@ -55,6 +78,9 @@ class RunProgress:
     cost_usd: float = 0.0
     warnings: list[str] = field(default_factory=list)
     finished: dict[str, Any] | None = None  # the run_finished event of the last session
+    ceilings: dict[str, Any] = field(default_factory=dict)  # the ceilings_set event of the last session
+    rules: dict[str, Any] = field(default_factory=dict)  # the latest saturation_rules event
+    batches: dict[str, TaskBatches] = field(default_factory=dict)  # per executor task
 
     def apply(self, event: Mapping[str, Any]) -> None:
         """Fold one event (a dict with an `event` kind, `ts` and the event's fields) into the state."""
@@ -119,6 +145,30 @@ class RunProgress:
         if event.get("level") == "warning":
             self.warnings = [*self.warnings, str(event.get("message", ""))][-_KEEP_WARNINGS:]
 
+    def _ceilings(self, event: Mapping[str, Any], ts: float) -> None:
+        self.ceilings = dict(event)
+
+    def _rules(self, event: Mapping[str, Any], ts: float) -> None:
+        self.rules = dict(event)
+
+    def _batch(self, event: Mapping[str, Any], ts: float) -> None:
+        task = self.batches.setdefault(str(event.get("task_id", "")), TaskBatches())
+        number = int(_number(event.get("batch")) or 0)
+        task.batches = [b for b in task.batches if b.batch != number]  # merged again after a crash
+        claimed = event.get("claimed_new")
+        task.batches.append(
+            BatchView(
+                int(_number(event.get("call")) or 0), number, bool(event.get("trusted")), bool(event.get("new")),
+                [str(r) for r in event.get("reasons") or []], claimed if isinstance(claimed, bool) else None,
+                [str(p) for p in event.get("problems") or []],
+            )
+        )  # fmt: skip
+
+    def _decided(self, event: Mapping[str, Any], ts: float) -> None:
+        task = self.batches.setdefault(str(event.get("task_id", "")), TaskBatches())
+        task.calls = int(_number(event.get("calls")) or task.calls)
+        task.decision, task.more = str(event.get("reason", "")), bool(event.get("more"))
+
     def _run_finished(self, event: Mapping[str, Any], ts: float) -> None:
         self.finished = dict(event)
         self.running.clear()
@@ -134,6 +184,10 @@ _HANDLERS = {
     "round_finished": RunProgress._round_finished,
     "notice": RunProgress._notice,
     "run_finished": RunProgress._run_finished,
+    "ceilings_set": RunProgress._ceilings,
+    "saturation_rules": RunProgress._rules,
+    "batch_measured": RunProgress._batch,
+    "task_decided": RunProgress._decided,
 }
 
 

@@ -97,7 +97,8 @@ SUPERVISOR: RoleSpec[dict[str, str]] = RoleSpec(
 )
 # A fact whose statement gives a number its quote lacks goes back once (pipeline/grounding.py).
 EXECUTOR: RoleSpec[ExecutorOutput] = RoleSpec(
-    Role.EXECUTOR, "executor", "executor", lambda c, s: lambda p: parse_executor(p, s.task_id),
+    Role.EXECUTOR, "executor", "executor",
+    lambda c, s: lambda p: parse_executor(p, s.task_id, [d.id for d in c.doc.dimensions]),
     check=lambda c, s: findings_check(c.workspace, c.workspace.result_file(s.task_id)),
 )  # fmt: skip
 REFLECTOR: RoleSpec[Assessment] = RoleSpec(Role.REFLECTOR, "reflector", "reflector", _reflector_parser)

@@ -1,102 +1,90 @@
-"""Top-K saturation per executor task, in code: when has a task found enough?
+"""Top-K saturation per executor task, in code: has a task found enough, or does it need another call?
 
-The orchestrator runs each executor task in batches. After each merged batch it measures what the
-batch brought (a verified fact, a new source, a newly covered dimension, a contradiction) and
-decides, by these rules alone, whether another batch is worth its cost:
+An executor call runs the Top-K batches itself and logs them (`batches:`); code checks that log
+(pipeline/batchcheck.py), measures each batch's novelty (pipeline/novelty.py) and then decides by
+these rules alone:
 
-- never fewer than `min_batches`, never more than `max_batches`;
-- otherwise stop only when `saturation_threshold` batches in a row brought nothing new, every
-  dimension of the task is covered by a verified fact, and at least `min_tier1_sources` sources of
-  authority ≥ 0.9 back the task's facts.
+- never more than `max_batches` batches; never fewer than `min_batches` unless the calls run out;
+- the task is saturated when its last `saturation_threshold` trusted batches brought nothing new,
+  every dimension of the task is covered by a verified fact, and at least `min_tier1_sources`
+  independent sources of authority ≥ 0.9 back its verified facts;
+- otherwise it gets another call — at most `max_calls_per_task` calls (`batch_calls: in_call`) —
+  whose prompt names exactly what is missing. With `batch_calls: per_batch` (the old rule, kept for
+  comparison) every batch is a call of its own and only `max_batches` bounds them.
 
-Queries use `k_initial` results in batches 1-2 and `k_expand` after a batch that brought nothing.
+Queries use `k_initial` results per query, `k_expand` after a batch that brought nothing.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from deepresearch.core.config import Config
 from deepresearch.core.effort import Saturation
-from deepresearch.state.merge import MergeOutcome
-from deepresearch.state.model import Task, TaskDoc, Verified
+from deepresearch.pipeline.novelty import covered_dimensions, tier1_sources
+from deepresearch.pipeline.taskledger import TaskProgress
+from deepresearch.state.model import Task, TaskDoc
 
-TIER1_AUTHORITY = 0.9
+IN_CALL = "in_call"
+PER_BATCH = "per_batch"
 
 
 @dataclass(frozen=True)
-class Novelty:
-    """What one batch added to the knowledge graph."""
+class Verdict:
+    """Code's decision after a call: another call or not, why, and what a next call must find."""
 
-    verified_facts: int = 0
-    sources: int = 0
-    dimensions: tuple[str, ...] = ()
-    contradictions: int = 0
-
-    @property
-    def anything(self) -> bool:
-        return bool(self.verified_facts or self.sources or self.dimensions or self.contradictions)
+    more: bool
+    reason: str
+    missing: list[str] = field(default_factory=list)
 
 
-@dataclass
-class BatchState:
-    """One running task's batches so far (kept in memory by the execute phase)."""
-
-    task_id: str
-    batches: int = 0
-    streak: int = 0  # batches in a row that brought nothing new
-    last_brought_something: bool = True
-    reason: str = ""
-
-
-def covered_dimensions(doc: TaskDoc) -> set[str]:
-    """Dimensions that at least one verified fact serves (a fact serves its task's dimensions)."""
-    dims_of = {t.id: t.dimensions for t in doc.tasks}
-    covered: set[str] = set()
-    for fact in doc.facts:
-        if fact.verified is Verified.YES:
-            covered.update(dims_of.get(fact.task, []))
-    return covered
-
-
-def tier1_sources(doc: TaskDoc, task_id: str) -> int:
-    """Independent sources of authority ≥ 0.9 that back at least one of the task's facts (an
-    original and its copies count once)."""
-    authority = {s.id: s.authority or 0.0 for s in doc.sources}
-    backing = {sid for f in doc.facts if f.task == task_id for sid in f.sources}
-    return len(doc.independent([sid for sid in backing if authority.get(sid, 0.0) >= TIER1_AUTHORITY]))
-
-
-def measure(
-    doc: TaskDoc, merged: MergeOutcome, covered_before: set[str], task: Task, contradictions: int
-) -> Novelty:
-    """What the batch just merged into `doc` brought."""
-    new_ids = set(merged.new_fact_ids)
-    verified = sum(1 for f in doc.facts if f.id in new_ids and f.verified is Verified.YES)
-    newly = tuple(sorted((covered_dimensions(doc) - covered_before) & set(task.dimensions)))
-    return Novelty(verified, len(merged.new_source_ids), newly, contradictions)
-
-
-def next_k(state: BatchState, sat: Saturation) -> int:
+def next_k(progress: TaskProgress, sat: Saturation) -> int:
     """Documents per query for the next batch."""
-    return sat.k_initial if state.last_brought_something else sat.k_expand
+    return sat.k_initial if progress.last_new else sat.k_expand
 
 
-def after_batch(state: BatchState, novelty: Novelty, doc: TaskDoc, task: Task, sat: Saturation) -> bool:
-    """Record a finished batch; True when the task should run another one (reason kept)."""
-    state.batches += 1
-    state.last_brought_something = novelty.anything
-    state.streak = 0 if novelty.anything else state.streak + 1
-    if state.batches >= sat.max_batches:
-        state.reason = f"max_batches ({sat.max_batches}) reached"
-        return False
-    if state.batches < sat.min_batches:
-        return True
-    covered = set(task.dimensions) <= covered_dimensions(doc)
-    tier1 = tier1_sources(doc, task.id)
-    if state.streak >= sat.saturation_threshold and covered and tier1 >= sat.min_tier1_sources:
-        state.reason = (
-            f"saturated after {state.batches} batches ({state.streak} in a row brought nothing new; "
-            f"dimensions covered; {tier1} tier-1 sources)"
+def missing(progress: TaskProgress, doc: TaskDoc, task: Task, sat: Saturation) -> list[str]:
+    """What keeps the task from being saturated, one sentence each (empty: saturated)."""
+    out = []
+    if progress.batches < sat.min_batches:
+        out.append(f"only {progress.batches} of the at least {sat.min_batches} batches were run")
+    if progress.streak < sat.saturation_threshold:
+        out.append(
+            f"the last {sat.saturation_threshold} trusted batches must bring nothing new before the task "
+            f"counts as saturated; {progress.streak} in a row did"
         )
-        return False
-    return True
+    names = {d.id: d.name for d in doc.dimensions}
+    uncovered = [d for d in task.dimensions if d not in covered_dimensions(doc)]
+    if uncovered:
+        listed = ", ".join(f"{d} ({names.get(d, '?')})" for d in uncovered)
+        out.append(f"no verified fact yet for dimension {listed}")
+    tier1 = tier1_sources(doc, task.id)
+    if tier1 < sat.min_tier1_sources:
+        out.append(
+            f"{tier1} of the {sat.min_tier1_sources} independent sources of authority ≥ 0.9 the task needs "
+            "back its verified facts"
+        )
+    return out
+
+
+def decide(
+    progress: TaskProgress, doc: TaskDoc, task: Task, sat: Saturation, config: Config, untrusted: list[str]
+) -> Verdict:
+    """After a call: does the task need another one? `untrusted` lists the batch-log problems."""
+    if progress.batches >= sat.max_batches:
+        return Verdict(False, f"max_batches ({sat.max_batches}) reached")
+    gaps = [*untrusted, *missing(progress, doc, task, sat)]
+    if not gaps:
+        return Verdict(
+            False,
+            f"saturated after {progress.batches} batches in {progress.calls} call"
+            f"{'s' * (progress.calls != 1)} ({progress.streak} in a row brought nothing new; dimensions "
+            f"covered; {tier1_sources(doc, task.id)} tier-1 sources)",
+        )
+    if config.batch_calls == IN_CALL and progress.calls >= config.max_calls_per_task:
+        return Verdict(
+            False,
+            f"max_calls_per_task ({config.max_calls_per_task}) used; still missing: {'; '.join(gaps)}",
+            gaps,
+        )
+    return Verdict(True, "; ".join(gaps), gaps)

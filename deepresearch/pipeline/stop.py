@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from deepresearch.contracts.reflect import Assessment
 from deepresearch.core.budget import Spent, exhausted_reason
 from deepresearch.core.config import Config
+from deepresearch.core.effort import limits
 
 
 @dataclass(frozen=True)
@@ -26,13 +27,13 @@ def decide(
     if config.mode == "fixed":
         if round_no >= config.max_rounds:
             return Decision(True, f"fixed depth of {config.max_rounds} rounds done")
-        budget = exhausted_reason(config, spent)
+        budget = exhausted_reason(limits(config), spent)
         return Decision(True, budget) if budget else Decision(False, "fixed mode: next round")
     if assessment.score >= config.quality_threshold and not assessment.fallback:
         return Decision(True, f"quality threshold met ({assessment.score:g} ≥ {config.quality_threshold:g})")
     if round_no >= config.max_rounds:
         return Decision(True, f"max rounds reached ({config.max_rounds})")
-    budget = exhausted_reason(config, spent)
+    budget = exhausted_reason(limits(config), spent)
     if budget:
         return Decision(True, budget)
     if not assessment.knowledge_gaps and not assessment.new_tasks and not assessment.fallback:

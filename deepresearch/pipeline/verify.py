@@ -74,7 +74,8 @@ def verify_facts(ctx: RunContext) -> None:
     ]
     if ctx.config.verify_support == "never" or not todo:
         return
-    spent = ctx.budget.spare_call_reason(keep=FINISH_RESERVE)
+    # The reflector's call follows this one, and the report's calls after it: keep all of them.
+    spent = ctx.budget.spare_call_reason(keep=FINISH_RESERVE + 1)
     if spent:
         ctx.sink(Notice(f"support of {len(todo)} facts not checked: {spent}", "warning"))
         return

@@ -1,40 +1,65 @@
-"""logs/search_results.jsonl: one line per result returned, paid or cached, in arrival order."""
+"""logs/search_results.jsonl: one line per result returned, paid or cached, in arrival order.
+
+A search made for an executor task also carries `task`, `batch` and `k` on each line, and when it
+returned nothing it leaves one line with `rank: 0` and no URL, so that every query an executor ran
+can be checked against the batch log it writes (pipeline/batchcheck.py reads these lines).
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
+from deepresearch.core.attribution import BY_HAND, Attribution
 from deepresearch.core.files import file_lock
 from deepresearch.core.workspace import Workspace
 from deepresearch.search.model import SearchResult
 
 
 def append_results(
-    workspace: Workspace, query: str, results: Sequence[SearchResult], cached: bool, when: datetime
+    workspace: Workspace,
+    query: str,
+    results: Sequence[SearchResult],
+    cached: bool,
+    when: datetime,
+    attribution: Attribution = BY_HAND,
+    k: int | None = None,
 ) -> None:
-    """Append one JSON line per result (query, provider, rank, title, url, snippet, time, cached)."""
-    if not results:
-        return
-    lines = [
-        json.dumps(
-            {
-                "query": query,
-                "provider": r.provider,
-                "rank": r.rank,
-                "title": r.title,
-                "url": r.url,
-                "snippet": r.snippet,
-                "time": when.isoformat(timespec="seconds"),
-                "cached": cached,
-            },
-            ensure_ascii=False,
-        )
+    """Append one JSON line per result (query, provider, rank, title, url, snippet, time, cached,
+    and for an executor's search its task, batch and k)."""
+    extra: dict[str, Any] = {**attribution.fields(), "k": k} if attribution else {}
+    rows: list[dict[str, Any]] = [
+        {"query": query, "provider": r.provider, "rank": r.rank, "title": r.title, "url": r.url,
+         "snippet": r.snippet}
         for r in results
-    ]
+    ]  # fmt: skip
+    if not rows and attribution:
+        rows = [{"query": query, "provider": "", "rank": 0, "title": "", "url": "", "snippet": ""}]
+    if not rows:
+        return
+    stamp = {"time": when.isoformat(timespec="seconds"), "cached": cached}
+    lines = [json.dumps({**row, **stamp, **extra}, ensure_ascii=False) for row in rows]
     path = workspace.search_log
     path.parent.mkdir(parents=True, exist_ok=True)
     # Concurrent executors append here: one locked write keeps each search's lines together.
     with file_lock(path), path.open("a", encoding="utf-8") as handle:
         handle.write("\n".join(lines) + "\n")
+
+
+def read_search_log(workspace: Workspace) -> list[dict[str, Any]]:
+    """Every line of the search log (a line cut short by a killed process is skipped)."""
+    try:
+        text = workspace.search_log.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    lines = []
+    for line in text.splitlines():
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict):
+            lines.append(data)
+    return lines

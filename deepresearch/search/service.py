@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from deepresearch.core.attribution import BY_HAND, Attribution
 from deepresearch.core.budget import Budget
 from deepresearch.core.clock import utc_now
 from deepresearch.core.config import Config
@@ -48,9 +49,11 @@ def run_search(
     now: Callable[[], datetime] = utc_now,
     sink: EventSink | None = None,
     budget: Budget | None = None,
+    attribution: Attribution = BY_HAND,
 ) -> SearchOutcome:
     """Search `query` for at most `k` results: a cache hit is free, a miss costs one search
-    (counted by `budget`, the run's when the tool service searches)."""
+    (counted by `budget`, the run's when the tool service searches). The log lines carry
+    `attribution` (the executor task and batch the search was made for)."""
     env = os.environ if environ is None else environ
     providers = available_providers(config, env)
     strategy = config.search_strategy
@@ -59,9 +62,9 @@ def run_search(
     if damaged:
         (sink or NullSink())(Notice(damaged, "warning"))
     if hit is not None:
-        append_results(workspace, query, hit, cached=True, when=now())
-        used = (budget or Budget(workspace, config)).searches_used()
-        return SearchOutcome(query, hit, True, strategy, [], used, config.max_searches)
+        append_results(workspace, query, hit, cached=True, when=now(), attribution=attribution, k=k)
+        spend = budget or Budget(workspace, config)
+        return SearchOutcome(query, hit, True, strategy, [], spend.searches_used(), spend.limits.searches)
     if not providers:
         raise SearchUnavailableError(
             "no search provider is available: "
@@ -76,8 +79,8 @@ def run_search(
         raise _unavailable(query, attempts, providers, config, env)
     if results:
         cache.store(workspace, key, query, results)
-    append_results(workspace, query, results, cached=False, when=now())
-    return SearchOutcome(query, results, False, strategy, attempts, used, config.max_searches)
+    append_results(workspace, query, results, cached=False, when=now(), attribution=attribution, k=k)
+    return SearchOutcome(query, results, False, strategy, attempts, used, spend.limits.searches)
 
 
 def _key_hint(config: Config, environ: Mapping[str, str]) -> str:

@@ -14,6 +14,7 @@ import contextlib
 import threading
 from datetime import date
 
+from deepresearch.core.attribution import BY_HAND, Attribution
 from deepresearch.core.config import Config
 from deepresearch.core.events import EventSink
 from deepresearch.core.workspace import Workspace
@@ -45,10 +46,15 @@ class SharedArchiver:
         return self.archiver.launches
 
     def archive(
-        self, urls: list[str], screenshot: bool = False, print_pdf: bool = False
+        self,
+        urls: list[str],
+        screenshot: bool = False,
+        print_pdf: bool = False,
+        attribution: Attribution = BY_HAND,
     ) -> tuple[list[SourceRecord], list[str]]:
-        """(one record per URL in order, the archiver's warnings so far); blocks until done."""
-        job = self.archiver.archive_async(urls, screenshot=screenshot, print_pdf=print_pdf)
+        """(one record per URL in order, the archiver's warnings so far); blocks until done. The
+        records (and the registry's uses) carry `attribution`: the task and batch that asked."""
+        job = self.archiver.archive_async(urls, screenshot, print_pdf, attribution)
         records = asyncio.run_coroutine_threadsafe(job, self._loop).result()
         return records, list(self.archiver.warnings)
 

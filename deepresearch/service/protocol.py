@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from deepresearch.core.attribution import BATCH_ENV, TASK_ENV, Attribution
 from deepresearch.core.errors import DeepResearchError, ExitCode
 from deepresearch.core.workspace import Workspace
 
@@ -42,12 +43,22 @@ class Caller:
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Caller:
-        """Attribution set by the agent runner (DEEPRESEARCH_TASK, DEEPRESEARCH_CALL)."""
+        """Attribution set by the agent runner (DEEPRESEARCH_TASK, DEEPRESEARCH_CALL) and the
+        command's `--batch` (DEEPRESEARCH_BATCH); with `batch_calls: per_batch` a call named
+        `E1.batch2` is batch 2. No batch is claimed when none is known."""
         call = environ.get("DEEPRESEARCH_CALL", "")
-        task = environ.get("DEEPRESEARCH_TASK", "")
-        found = _BATCH.search(call)  # the executor's calls are named E1, E1.batch2, ...
-        batch = int(found.group(1)) if found else (1 if task and call else None)
+        task = environ.get(TASK_ENV, "")
+        given = environ.get(BATCH_ENV, "")
+        found = _BATCH.search(call)
+        if given.isdigit() and int(given) > 0:
+            batch: int | None = int(given)
+        else:
+            batch = int(found.group(1)) if found else None
         return cls(task, batch, call)
+
+    def attribution(self) -> Attribution:
+        """The task and batch to record on search-log lines and source records."""
+        return Attribution(self.task, self.batch)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from deepresearch.core.attribution import BY_HAND, Attribution
 from deepresearch.core.budget import Budget
 from deepresearch.core.config import Config
 from deepresearch.core.errors import DeepResearchError, ToolServiceError, UsageError
@@ -223,6 +224,7 @@ class ToolService:
                     environ=self.environ,
                     budget=self.budget,
                     sink=self.sink,
+                    attribution=request.caller.attribution(),
                 )
                 result = search_result(outcome)
                 entry.update(results=len(outcome.results), cached=outcome.cached)
@@ -230,7 +232,8 @@ class ToolService:
                 result = local_result(request.query, request.k, self.workspace)
                 entry["results"] = len(result["hits"])
             else:
-                records, warnings = self._archive(list(request.urls), request.screenshot, request.pdf)
+                who = request.caller.attribution()
+                records, warnings = self._archive(list(request.urls), request.screenshot, request.pdf, who)
                 result = archive_result(records, warnings)
                 entry["ids"] = [r.id or f"failed: {r.error}" for r in records]
         except DeepResearchError as exc:
@@ -268,10 +271,12 @@ class ToolService:
             self._archiver = SharedArchiver(self.workspace, self.config, self.sink, self.research_date)
         return self._archiver
 
-    def _archive(self, urls: list[str], screenshot: bool, pdf: bool) -> tuple[list[SourceRecord], list[str]]:
+    def _archive(
+        self, urls: list[str], screenshot: bool, pdf: bool, who: Attribution = BY_HAND
+    ) -> tuple[list[SourceRecord], list[str]]:
         with self._lock:
             archiver = self._shared_archiver()
-        found = archiver.archive(urls, screenshot, pdf)
+        found = archiver.archive(urls, screenshot, pdf, who)
         with self._log_lock:
             launched, self._launches_logged = archiver.launches - self._launches_logged, archiver.launches
         for _ in range(launched):

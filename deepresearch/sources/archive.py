@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 from collections.abc import AsyncIterator, Mapping
 from datetime import date
 from types import TracebackType
 from urllib.parse import urlsplit
 
+from deepresearch.core.attribution import BY_HAND, Attribution
 from deepresearch.core.clock import utc_now
 from deepresearch.core.config import Config
 from deepresearch.core.events import EventSink, Notice, NullSink
@@ -60,6 +62,7 @@ class Archiver:
         provided: bool = False,
         environ: Mapping[str, str] | None = None,
         local_files: bool = True,
+        attribution: Attribution = BY_HAND,
     ) -> None:
         self.workspace = workspace
         self.config = config
@@ -70,6 +73,7 @@ class Archiver:
         self.provided = provided  # the person's own documents: type `provided`, their authority
         self.environ = os.environ if environ is None else environ
         self.local_files = local_files  # False: file:// targets are refused (the orchestrator's case)
+        self.attribution = attribution  # recorded on every record and use (registry), unless a call says
         self.options = BrowserOptions(
             chromium_path=config.chromium_path,
             profile=workspace.browser_profile,
@@ -124,10 +128,15 @@ class Archiver:
         return self.archive_many([url])[0]
 
     async def archive_async(
-        self, urls: list[str], screenshot: bool | None = None, print_pdf: bool | None = None
+        self,
+        urls: list[str],
+        screenshot: bool | None = None,
+        print_pdf: bool | None = None,
+        attribution: Attribution | None = None,
     ) -> list[SourceRecord]:
         """`archive_many` on the caller's event loop; `screenshot`/`print_pdf` override the options
-        for these pages."""
+        for these pages, `attribution` the task and batch they are recorded for."""
+        who = self.attribution if attribution is None else attribution
         self._slots = self._slots or asyncio.Semaphore(self.config.archive_concurrency)
         self._start_lock = self._start_lock or asyncio.Lock()
         # Routes read pages from worker threads through this loop (the service's, or our own).
@@ -141,37 +150,40 @@ class Archiver:
         jobs: dict[str, asyncio.Task[SourceRecord]] = {}
         for url in unique:  # the same page under two spellings is fetched once
             if keys[url] not in jobs:
-                jobs[keys[url]] = asyncio.ensure_future(self._archive_one(url, shots))
+                jobs[keys[url]] = asyncio.ensure_future(self._archive_one(url, shots, who))
         await asyncio.gather(*jobs.values())
         results = {key: job.result() for key, job in jobs.items()}
         return [results[keys[url]] for url in urls]
 
-    async def _archive_one(self, url: str, shots: tuple[bool, bool]) -> SourceRecord:
+    async def _archive_one(self, url: str, shots: tuple[bool, bool], who: Attribution) -> SourceRecord:
         target = recognise(url)
         try:
             existing = self.registry.lookup(url)
             if existing is None and target.canonical != url:  # doi:10.1/x and doi.org/10.1/x: one paper
                 existing = self.registry.lookup(target.canonical)
             if existing is not None:
+                self.registry.record_use(existing, url, who)
                 return existing
             async with self._limit(url):
                 built = await self._build(url, target, shots)
         except FetchFailure as failure:
-            return self._failed(url, failure, kind_of(target))
+            return self._failed(url, failure, who, kind_of(target))
         except Exception as exc:  # a bug must not cost the other URLs their archive: record it
             bug = FetchFailure(INTERNAL, f"{url}: {type(exc).__name__}: {exc}")
-            return self._failed(url, bug, kind_of(target))
+            return self._failed(url, bug, who, kind_of(target))
         warning = "archived with plain HTTP: no browser could be launched" if built.fallback else ""
         ctx = StoreContext(
             self.workspace, self.research_date, self.config.time_scope, built.fallback, warning
         )
-        record, _ = self.registry.register(
+        record, new = self.registry.register(
             url,
             built.final_url,
             built.content_sha256,
-            lambda source_id: built.store(ctx, source_id, url),
+            lambda source_id: dataclasses.replace(built.store(ctx, source_id, url), **who.fields()),
             CopyProbe(built.text, self.config.copy_threshold),
         )
+        if not new:
+            self.registry.record_use(record, url, who)
         return record
 
     async def _build(self, url: str, target: Target, shots: tuple[bool, bool]) -> Built:
@@ -240,7 +252,7 @@ class Archiver:
         self.warnings.append(message)
         self.sink(Notice(message=message, level="warning"))
 
-    def _failed(self, url: str, failure: FetchFailure, kind: str = "web") -> SourceRecord:
+    def _failed(self, url: str, failure: FetchFailure, who: Attribution, kind: str = "web") -> SourceRecord:
         record = SourceRecord.failure(
             url,
             failure.kind,
@@ -249,6 +261,7 @@ class Archiver:
             http_status=failure.status,
             content_type=failure.content_type,
             fallback=bool(self.browser_unavailable),
+            **who.fields(),
         )
         record.kind = kind
         self.registry.record_failure(record)

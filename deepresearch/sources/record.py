@@ -80,6 +80,8 @@ class SourceRecord:
     pdf_url: str = ""  # where a paper's PDF was downloaded from
     copy_of: str = ""  # the earlier-published source whose main text this one repeats (copies.py)
     flags: list[str] = field(default_factory=list)  # suspicious: instructions aimed at AI agents
+    task: str = ""  # the executor task that archived it (core.attribution), "" when archived by hand
+    batch: int | None = None  # and the Top-K batch it was archived in
 
     @property
     def ok(self) -> bool:

@@ -3,9 +3,11 @@
 `.deepresearch/sources.jsonl` is append-only JSON lines, written only while holding an exclusive
 `flock` on a sidecar lock file, because several `deepresearch archive` processes (one per parallel
 executor) run at once. A line is either a record (`SourceRecord.to_dict()`) or an alias
-`{"alias": url, "id": "S07"}` saying that another URL led to the same content, or a copy line
+`{"alias": url, "id": "S07"}` saying that another URL led to the same content, a copy line
 `{"copy": "S03", "of": "S09"}` saying that S03's main text repeats S09's, published earlier
-(copies.py; a new source's own `copy_of` is in its record). The orchestrator
+(copies.py; a new source's own `copy_of` is in its record), or a use
+`{"use": url, "id": "S07", "task": "E1", "batch": 2, "time": ...}` saying that an executor task asked
+for a source already archived (records carry `task` and `batch` themselves). The orchestrator
 merges the registry into task.md between phases; the registry only reads task.md (to skip IDs
 already used there), never writes it.
 """
@@ -20,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from deepresearch.core.attribution import Attribution
+from deepresearch.core.clock import iso_seconds, utc_now
 from deepresearch.core.files import file_lock
 from deepresearch.core.urls import normalize_url
 from deepresearch.core.workspace import Workspace
@@ -28,6 +32,18 @@ from deepresearch.sources.record import ARCHIVED, SourceRecord
 from deepresearch.state.model import format_source_id, id_number
 
 _SOURCE_ROW = re.compile(r"^\s*\|\s*S(\d+)\s*\|")
+
+
+@dataclass(frozen=True)
+class SourceUse:
+    """An executor task's archive of a source (new, or already archived), in one of its batches."""
+
+    source_id: str
+    url: str
+    task: str
+    batch: int | None
+    ok: bool = True  # False: the fetch failed (no source ID)
+    time: str = ""  # ISO 8601: when it was archived or asked for
 
 
 @dataclass
@@ -39,6 +55,7 @@ class _Index:
     by_content: dict[str, SourceRecord] = field(default_factory=dict)
     by_id: dict[str, SourceRecord] = field(default_factory=dict)
     max_id: int = 0
+    uses: list[SourceUse] = field(default_factory=list)
 
 
 def _url_key(url: str) -> str:
@@ -104,6 +121,18 @@ class SourceRegistry:
             if copied is not None and data.get("of") in index.by_id:
                 copied.copy_of = str(data["of"])
             return
+        if "use" in data:
+            who = Attribution.of(data)
+            use = SourceUse(
+                str(data.get("id", "")),
+                str(data["use"]),
+                who.task,
+                who.batch,
+                True,
+                str(data.get("time", "")),
+            )
+            index.uses.append(use)
+            return
         if "alias" in data:
             target = index.by_id.get(str(data.get("id", "")))
             if target is not None:
@@ -111,6 +140,9 @@ class SourceRegistry:
             return
         record = SourceRecord.from_dict(data)
         index.records.append(record)
+        if record.task:
+            use = SourceUse(record.id, record.url, record.task, record.batch, record.ok, record.fetched)
+            index.uses.append(use)
         if record.status != ARCHIVED or not record.id or record.id in index.by_id:
             return
         index.by_id[record.id] = record
@@ -203,6 +235,18 @@ class SourceRegistry:
             return original.id
         record.copy_of = original.id
         return None
+
+    def uses(self, task_id: str) -> list[SourceUse]:
+        """Every archive an executor task asked for, in file order (sources new or known, failures)."""
+        return [use for use in self._read().uses if use.task == task_id]
+
+    def record_use(self, record: SourceRecord, url: str, attribution: Attribution) -> None:
+        """Note that an executor task asked for a source already archived (nothing when by hand)."""
+        if not attribution or not record.id:
+            return
+        entry = {"use": url, "id": record.id, **attribution.fields(), "time": iso_seconds(utc_now())}
+        with self.locked():
+            self._append(entry)
 
     def record_failure(self, record: SourceRecord) -> None:
         """Append a failed fetch; it takes no ID, and the URL may be archived again later."""

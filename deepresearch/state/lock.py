@@ -1,5 +1,7 @@
 """One run per workspace: a lock file holding the owner's PID, taken over when that PID is dead.
 
+Whoever takes the lock first stops the agent processes a dead run left running (core.proctable).
+
 The lock file (`.deepresearch/lock`) is created with O_EXCL and holds JSON: pid, start time, host,
 the process's kernel start tick (so a recycled PID is not mistaken for the owner) and a random token
 (so release removes the file only while it is still ours). Checking and taking over a stale lock is
@@ -21,6 +23,7 @@ from types import TracebackType
 from deepresearch.core.clock import iso_seconds, utc_now
 from deepresearch.core.errors import WorkspaceLockedError
 from deepresearch.core.files import file_lock
+from deepresearch.core.proctable import ProcessTable, proc_stat
 from deepresearch.core.workspace import Workspace
 
 
@@ -43,6 +46,7 @@ class WorkspaceLock:
         self.path = workspace.lock_file
         self.took_over_from: int | None = None  # PID of the dead owner whose lock was taken over
         self.notice: str | None = None  # a sentence for a Notice event when a stale lock was taken over
+        self.stopped: list[int] = []  # agent processes of a dead run stopped on taking the lock
         self._token = secrets.token_hex(8)
         self._held = False
 
@@ -73,7 +77,18 @@ class WorkspaceLock:
                 if not self._create():
                     raise WorkspaceLockedError(f"could not create the lock file {self.path}")
         self._held = True
+        self.stopped = self._stop_leftovers()
         return self
+
+    def _stop_leftovers(self) -> list[int]:
+        """Agents a dead run left running (recorded in .deepresearch/agents.json) are stopped before
+        this run starts its own: two agents must never write the same output file."""
+        stopped = ProcessTable(self.workspace.private, self.workspace.root).stop_leftovers()
+        if stopped:
+            pids = ", ".join(map(str, stopped))
+            note = f"stopped {len(stopped)} agent process{'es' * (len(stopped) != 1)} left by a dead run ({pids})"
+            self.notice = f"{self.notice}; {note}" if self.notice else note
+        return stopped
 
     def release(self) -> None:
         """Remove the lock file if it is still ours (idempotent)."""
@@ -147,25 +162,15 @@ def owner_alive(owner: LockOwner) -> bool:
         return False
     except PermissionError:
         pass  # exists, but belongs to another user
-    stat = _proc_stat(owner.pid)
+    stat = proc_stat(owner.pid)
     if stat is None:
         return True  # no /proc (macOS): the signal check is all we have
-    state, start = stat
-    if state == "Z":  # exited, not yet reaped by its parent
+    if stat.state == "Z":  # exited, not yet reaped by its parent
         return False
-    return owner.proc_start is None or owner.proc_start == start
+    return owner.proc_start is None or owner.proc_start == stat.start
 
 
 def process_start(pid: int) -> int | None:
     """The kernel's start tick of a process (Linux), to tell a recycled PID from the original."""
-    stat = _proc_stat(pid)
-    return stat[1] if stat is not None else None
-
-
-def _proc_stat(pid: int) -> tuple[str, int] | None:
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text[text.rindex(")") + 2 :].split()  # the command name may hold spaces and parens
-    return fields[0], int(fields[19])
+    stat = proc_stat(pid)
+    return stat.start if stat is not None else None

@@ -131,6 +131,7 @@ class Fact:
     verified: Verified = Verified.UNCHECKED
     task: str = ""  # the task that produced it
     support: Support = Support.UNCHECKED  # judged by the verifier role
+    dimensions: list[str] = field(default_factory=list)  # the ones it serves; [] = its task's
 
 
 # Sources' `flags` (set by code, never by agents): `suspicious` marks a page with instruction-like
@@ -220,6 +221,13 @@ class TaskDoc:
             source_id = copies[source_id]
             seen.add(source_id)
         return source_id
+
+    def fact_dimensions(self, fact: Fact) -> list[str]:
+        """The dimensions a fact serves: its own when the executor named them, else its task's."""
+        if fact.dimensions:
+            return list(fact.dimensions)
+        task = self.task(fact.task)
+        return list(task.dimensions) if task is not None else []
 
     def independent(self, source_ids: list[str]) -> set[str]:
         """The distinct originals among `source_ids`: copies of one text count once."""

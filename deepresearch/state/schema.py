@@ -128,6 +128,7 @@ TABLES: tuple[TableSpec, ...] = (
             _col("Verified", "verified", enum_codec(model.Verified, model.Verified.UNCHECKED)),
             _col("Support", "support", enum_codec(model.Support, model.Support.UNCHECKED), optional=True),
             _col("Task", "task", id_codec(TASK_ID, _TASK, optional=True)),
+            _col("Dimensions", "dimensions", id_list_codec(), optional=True),
         ),
         "id",
     ),

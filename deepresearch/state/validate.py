@@ -92,6 +92,7 @@ def validate_doc(doc: TaskDoc, lines: LineMap | None = None) -> list[StateError]
             report.row("facts", i, fact, "cites no source (Sources is empty)")
         _check_refs(report, "facts", i, fact, "Sources", fact.sources, sources, "source")
         _check_refs(report, "facts", i, fact, "Task", [fact.task] if fact.task else [], tasks, "task")
+        _check_refs(report, "facts", i, fact, "Dimensions", fact.dimensions, dimensions, "dimension")
     for i, conflict in enumerate(doc.conflicts):
         _check_refs(report, "conflicts", i, conflict, "Facts", conflict.facts, facts, "fact")
         preferred = [conflict.preferred] if conflict.preferred else []

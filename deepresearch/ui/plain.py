@@ -11,6 +11,8 @@ from deepresearch.core.events import (
     AgentFinished,
     AgentRetry,
     AgentStarted,
+    BatchMeasured,
+    CeilingsSet,
     Event,
     FactsMerged,
     Notice,
@@ -20,8 +22,11 @@ from deepresearch.core.events import (
     RoundFinished,
     RunFinished,
     RunStarted,
+    SaturationRules,
+    TaskDecided,
 )  # fmt: skip
 from deepresearch.core.roles import ROLE_NAMES
+from deepresearch.ui.text import ceilings_line, rules_line
 
 
 def format_event(event: Event) -> str | None:
@@ -55,7 +60,21 @@ def format_event(event: Event) -> str | None:
             return f"{'warning: ' if event.level == 'warning' else ''}{event.message}"
         case RunFinished():
             return summary_text(event)
+        case CeilingsSet():
+            return f"this run will use {ceilings_line(event.to_dict())}"
+        case SaturationRules():
+            return rules_line(event.to_dict())
+        case BatchMeasured():
+            return _batch_line(event)
+        case TaskDecided() if event.more:
+            return f"  ↻ {event.task_id} needs another call: {event.reason}"
     return None
+
+
+def _batch_line(event: BatchMeasured) -> str:
+    what = "new: " + "; ".join(event.reasons) if event.new else "nothing new"
+    trust = "" if event.trusted else " — batch log not trusted: " + "; ".join(event.problems)
+    return f"  · {event.task_id} batch {event.batch}: {what}{trust}"
 
 
 def summary_text(event: RunFinished) -> str:
@@ -97,8 +116,11 @@ class PlainDisplay:
         self.stream = stream or sys.stdout
         self.quiet = quiet
         self._lock = threading.Lock()
+        self._ceilings: dict[str, object] = {}
 
     def __call__(self, event: Event) -> None:
+        if isinstance(event, CeilingsSet):
+            self._ceilings = event.to_dict()  # for the summary, even when quiet
         if self.quiet and not isinstance(event, (RunFinished, Notice)):
             return
         if self.quiet and isinstance(event, Notice) and event.level != "warning":
@@ -106,6 +128,8 @@ class PlainDisplay:
         line = format_event(event)
         if line is None:
             return
+        if isinstance(event, RunFinished) and self._ceilings:
+            line += f"\n  ceilings: {ceilings_line(self._ceilings)}"
         stamp = time.strftime("%H:%M:%S", time.localtime(event.ts))
         with self._lock:
             for part in line.splitlines():

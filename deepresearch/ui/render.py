@@ -6,10 +6,12 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from deepresearch.pipeline.progress import RunProgress
 from deepresearch.pipeline.status import RunView
 from deepresearch.state.model import RunStatus
 from deepresearch.ui.plain import by_role
 from deepresearch.ui.tables import duration, progress_dag_table
+from deepresearch.ui.text import ceilings_line, rules_line
 
 _FINAL = (RunStatus.COMPLETED, RunStatus.FAILED)
 
@@ -71,15 +73,46 @@ def agents_table(view: RunView) -> Table:
     return table
 
 
+def calls_used(progress: RunProgress) -> str:
+    """Agent calls so far, of the run's ceiling when it has one: "7 of 15"."""
+    ceiling = progress.ceilings.get("agent_calls")
+    return f"{progress.agent_calls} of {ceiling}" if isinstance(ceiling, int) else str(progress.agent_calls)
+
+
 def counters(view: RunView) -> Text:
-    """Sources archived, facts (verified), agent calls, tokens and cost so far."""
+    """Sources archived, facts (verified), agent calls (of the ceiling), tokens and cost so far."""
     p = view.progress
     facts = len(view.doc.facts) if view.doc is not None else 0
     return Text(
         f"sources archived: {view.sources_archived} · facts: {facts} ({view.facts_verified} verified) · "
-        f"agent calls: {p.agent_calls} · tokens: {p.input_tokens} in / {p.output_tokens} out · "
+        f"agent calls: {calls_used(p)} · tokens: {p.input_tokens} in / {p.output_tokens} out · "
         f"cost: ${p.cost_usd:.4f}"
     )
+
+
+def batches_text(progress: RunProgress) -> Text:
+    """Each executor task's batches: trusted or not, what code measured as new, and the decision."""
+    text = Text()
+    text.append("Batches (novelty measured by code)", style="bold")
+    if progress.rules:
+        text.append("\n" + rules_line(progress.rules), style="dim")
+    for task_id, task in sorted(progress.batches.items()):
+        for b in sorted(task.batches, key=lambda b: b.batch):
+            said = (
+                ""
+                if b.claimed_new is None
+                else f" (executor said: {'new' if b.claimed_new else 'nothing new'})"
+            )
+            what = "new: " + "; ".join(b.reasons) if b.new else "nothing new"
+            text.append(f"\n  {task_id} call {b.call} batch {b.batch}: {what}{said}")
+            if not b.trusted:
+                text.append(" — not trusted: " + "; ".join(b.problems), style="yellow")
+        if task.decision:
+            verb = "another call:" if task.more else "done:"
+            text.append(
+                f"\n  {task_id} after {task.calls} call{'s' * (task.calls != 1)}, {verb} {task.decision}"
+            )
+    return text
 
 
 def outcome(view: RunView) -> str:
@@ -103,13 +136,16 @@ def summary_lines(view: RunView) -> list[str]:
         )
     rounds = doc.front.round if doc is not None else finished.get("rounds", 0)
     p = view.progress
-    return [
+    lines = [
         f"research {status}" + (f": {reason}" if reason else ""),
         f"  report: {report or '-'}{verified}",
         f"  rounds: {rounds}; scores: {score_history(view)}",
-        f"  agent calls: {p.agent_calls}{by_role(p.calls_by_role)}; tokens: {p.input_tokens} in / "
+        f"  agent calls: {calls_used(p)}{by_role(p.calls_by_role)}; tokens: {p.input_tokens} in / "
         f"{p.output_tokens} out; cost: ${p.cost_usd:.4f}",
     ]
+    if p.ceilings:
+        lines.append(f"  ceilings: {ceilings_line(p.ceilings)}")
+    return lines
 
 
 def one_line(text: str, width: int = 160) -> str:
@@ -124,8 +160,9 @@ def is_final(view: RunView) -> bool:
     return view.owner_pid is None and (status in _FINAL or view.progress.finished is not None)
 
 
-def render_view(view: RunView, with_summary: bool | None = None) -> RenderableType:
-    """The whole view; the summary is included once the run is over (or when asked)."""
+def render_view(view: RunView, with_summary: bool | None = None, batches: bool = False) -> RenderableType:
+    """The whole view; the summary is included once the run is over (or when asked); `batches`
+    adds every executor batch with the novelty code measured (for `deepresearch status`)."""
     parts: list[RenderableType] = [header(view)]
     if view.doc_note:
         parts.append(Text(view.doc_note, style="yellow"))
@@ -134,6 +171,8 @@ def render_view(view: RunView, with_summary: bool | None = None) -> RenderableTy
     if view.progress.running:
         parts.append(agents_table(view))
     parts.append(counters(view))
+    if batches and view.progress.batches:
+        parts.append(batches_text(view.progress))
     for warning in view.progress.warnings:
         parts.append(Text(f"warning: {one_line(warning)}", style="yellow", no_wrap=True, overflow="ellipsis"))
     if with_summary if with_summary is not None else is_final(view):

@@ -70,7 +70,7 @@ def plan_dag_table(doc: TaskDoc) -> Table:
 def progress_dag_table(doc: TaskDoc | None, progress: RunProgress, now: float) -> Table:
     """The DAG with each task's status and elapsed time (task.md first, events for what it lacks)."""
     table = Table(title="Research DAG", title_justify="left")
-    for name in ("ID", "Task", "Round", "Depends", "Status", "Elapsed"):
+    for name in ("ID", "Task", "Round", "Depends", "Status", "Batches", "Calls", "Elapsed"):
         table.add_column(name, no_wrap=name != "Task")
     known: set[str] = set()
     for task in doc.tasks if doc else []:
@@ -81,15 +81,28 @@ def progress_dag_table(doc: TaskDoc | None, progress: RunProgress, now: float) -
         if timing is not None and timing.status == "running" and status == "pending":
             status = "running"
         elapsed = _task_elapsed(timing, status, now)
+        batches, calls = _batches(progress, task.id)
         table.add_row(
-            task.id, task.title, str(task.round), ", ".join(task.depends) or "-", _status(status), elapsed
-        )
+            task.id, task.title, str(task.round), ", ".join(task.depends) or "-", _status(status),
+            batches, calls, elapsed,
+        )  # fmt: skip
     for task_id, timing in progress.tasks.items():
         if task_id not in known:
+            batches, calls = _batches(progress, task_id)
             table.add_row(
-                task_id, "", "", "", _status(timing.status), _task_elapsed(timing, timing.status, now)
-            )
+                task_id, "", "", "", _status(timing.status), batches, calls,
+                _task_elapsed(timing, timing.status, now),
+            )  # fmt: skip
     return table
+
+
+def _batches(progress: RunProgress, task_id: str) -> tuple[str, str]:
+    """A task's merged batches and its executor calls, "-" before its first call ends."""
+    task = progress.batches.get(task_id)
+    if task is None:
+        return "-", "-"
+    calls = task.calls or len({b.call for b in task.batches})
+    return str(max((b.batch for b in task.batches), default=0)), str(calls)
 
 
 def _task_elapsed(timing: TaskTiming | None, status: str, now: float) -> str:

@@ -111,3 +111,54 @@ def test_the_usage_ledger_counts_every_call_even_one_cut_short(tmp_path: Path) -
     # The hard cap and the budget rules read the same count.
     budget = Budget(workspace, Config(max_agent_calls=3))
     assert budget.calls_made() == 3 and budget.spent().agent_calls == 3
+
+
+# An "orchestrator" that starts agents from worker threads (as the execute phase does), while other
+# threads keep allocating, prints each agent's PID, then waits to be killed.
+ORCHESTRATOR = """
+import sys, threading, time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from deepresearch.core.process import ProcessRunner
+
+runner, tmp = ProcessRunner(), Path(sys.argv[1])
+busy = True
+def churn():
+    while busy:
+        [str(n) * 10 for n in range(1000)]
+for _ in range(3):
+    threading.Thread(target=churn, daemon=True).start()
+lock = threading.Lock()
+def started(pid):
+    with lock:
+        print(pid, flush=True)
+def agent(n):
+    code = "import time; time.sleep(600)"
+    return runner.run([sys.executable, "-c", code], tmp, {}, 600, tmp / f"a{n}.log", on_start=started)
+with ThreadPoolExecutor(8) as pool:
+    for n in range(8):
+        pool.submit(agent, n)
+"""
+
+
+def test_agents_die_with_an_orchestrator_killed_with_sigkill(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+
+    repo = Path(__file__).resolve().parents[2]
+    parent = subprocess.Popen(
+        [sys.executable, "-c", ORCHESTRATOR, str(tmp_path)],
+        stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(repo)},
+    )  # fmt: skip
+    assert parent.stdout is not None
+    agents = [int(parent.stdout.readline()) for _ in range(8)]  # eight forks under busy threads
+    assert all(_alive(pid) for pid in agents)
+    parent.send_signal(signal.SIGKILL)
+    parent.wait(timeout=10)
+    deadline = time.time() + 5
+    while any(_alive(pid) for pid in agents) and time.time() < deadline:
+        time.sleep(0.05)
+    survivors = [pid for pid in agents if _alive(pid)]
+    for pid in survivors:  # clean up before failing
+        os.kill(pid, 9)
+    assert survivors == [], "agents outlived their orchestrator"

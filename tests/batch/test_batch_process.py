@@ -15,6 +15,7 @@ from tests.pipeline.test_resume import wait_for
 
 PARENT = textwrap.dedent(
     """
+    import signal
     import sys
     from pathlib import Path
     from deepresearch.core.process import ProcessRunner
@@ -28,7 +29,7 @@ PARENT = textwrap.dedent(
         "pathlib.Path(sys.argv[2]).write_text('ready')\\n"
         "time.sleep(600)\\n"
     ), sys.argv[1], sys.argv[2]]
-    ProcessRunner().run(child, Path.cwd(), {}, 600, Path(sys.argv[3]), die_with_parent=True)
+    ProcessRunner().run(child, Path.cwd(), {}, 600, Path(sys.argv[3]), on_parent_death=signal.SIGTERM)
     """
 )
 

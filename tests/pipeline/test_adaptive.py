@@ -9,7 +9,8 @@ from typing import Any
 from deepresearch.core.config import Config
 from deepresearch.core.effort import PRESETS, saturation
 from deepresearch.core.workspace import Workspace
-from deepresearch.pipeline.saturation import BatchState, next_k
+from deepresearch.pipeline.saturation import next_k
+from deepresearch.pipeline.taskledger import TaskProgress
 from deepresearch.state.model import RunStatus, TaskDoc, TaskStatus
 from deepresearch.state.store import StateStore
 from tests.helpers import PageServer, write_scenario, write_workspace_config
@@ -196,18 +197,18 @@ def test_conflict_prefers_the_heavier_source_and_a_c_task_settles_it(
     assert any(f.task == "C1" for f in doc.facts)
 
 
-def test_saturation_stops_a_task_that_finds_nothing_new_and_runs_a_finding_one_to_max(
+def test_old_rule_one_call_per_batch_stops_a_task_that_finds_nothing_new_and_runs_a_finding_one_to_max(
     tmp_path: Path, clean_env: dict[str, str], pages: PageServer
 ) -> None:
     scenario = {"page_base": pages.base_url, "executor": {"E2": {"keeps_finding": True}}}
     settings = {"max_batches": 4, "min_batches": 2, "saturation_threshold": 1, "min_tier1_sources": 1}
-    code, out, doc, events = run(tmp_path, clean_env, scenario, **settings)
+    code, out, doc, events = run(tmp_path, clean_env, scenario, batch_calls="per_batch", **settings)
     assert code == 0, out
     started = [e["label"] for e in events if e["event"] == "agent_started" and e["role"] == "executor"]
     assert started.count("E1") == 2 and started.count("E2") == 4
     assert (
-        "E1 done: saturated after 2 batches (1 in a row brought nothing new; dimensions covered; 1 tier-1 sources)"
-        in out
+        "E1 done: saturated after 2 batches in 2 calls (1 in a row brought nothing new; dimensions covered; "
+        "1 tier-1 sources)" in out
     )
     assert "E2 done: max_batches (4) reached" in out
     assert (
@@ -215,7 +216,8 @@ def test_saturation_stops_a_task_that_finds_nothing_new_and_runs_a_finding_one_t
         and len([f for f in doc.facts if f.task == "E1"]) == 1
     )
     batch3 = (tmp_path / "ws" / "logs" / "prompts" / "E2.batch3.md").read_text()
-    assert "Batch: 3" in batch3 and "-k 5" in batch3 and "Found by this task in earlier batches" in batch3
+    assert "Batches: from 3 to 3" in batch3 and "-k 5" in batch3
+    assert "Found by this task in earlier batches" in batch3
 
 
 def test_effort_presets_and_explicit_settings() -> None:
@@ -223,5 +225,5 @@ def test_effort_presets_and_explicit_settings() -> None:
     assert saturation(Config(effort="quick")).max_batches == 3
     assert saturation(Config(effort="deep", max_batches=4)).max_batches == 4
     sat = PRESETS["standard"]
-    assert next_k(BatchState("E1"), sat) == 5
-    assert next_k(BatchState("E1", batches=1, last_brought_something=False), sat) == 10
+    assert next_k(TaskProgress("E1"), sat) == 5
+    assert next_k(TaskProgress("E1", batches=1, last_new=False), sat) == 10

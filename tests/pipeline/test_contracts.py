@@ -94,6 +94,46 @@ facts:
     assert out.facts[0].sources == ["S03"] and out.facts[0].task == "E1" and out.sources[0].type == "official"
 
 
+def test_executor_batch_log_is_read_and_its_form_checked(tmp_path: Path) -> None:
+    text = """---
+task: E1
+sources:
+  - {id: S03, url: "https://stats.example.gov/x", title: X, type: official}
+facts:
+  - {id: F1, statement: A is 5., sources: [S03], quote: "A is 5", dimensions: [D2]}
+  - {id: F2, statement: B is 6., sources: [S03], quote: "B is 6"}
+batches:
+  - {batch: 3, queries: [a index, "a  2024"], k: 5, sources: [S03], facts: [F1], new: true, reason: first}
+  - {batch: 4, queries: [], k: 10, facts: [], new: false, reason: nothing}
+---
+"""
+    out, problems = parse_executor(write(tmp_path, text), "E1", ["D1", "D2"])
+    assert problems == [] and out is not None
+    first, second = out.batches
+    assert (first.number, first.queries, first.k, first.sources, first.facts, first.new) == (
+        3, ["a index", "a  2024"], 5, ["S03"], ["F1"], True,
+    )  # fmt: skip
+    assert (second.number, second.new, second.reason) == (4, False, "nothing")
+    assert [(f.id, f.dimensions) for f in out.facts] == [("F1", ["D2"]), ("F2", [])]
+    bad = (
+        text.replace("dimensions: [D2]", "dimensions: [D7]")
+        .replace("facts: [F1], new: true", "facts: [F1, F9], new: yes-ish")
+        .replace("batch: 4,", "batch: 3,")
+        .replace("facts: [], new: false", "facts: [F1], new: false")
+    )
+    out, problems = parse_executor(write(tmp_path, bad), "E1", ["D1", "D2"])
+    assert out is None and problems == [
+        "facts item 1: dimensions D7 are not dimensions of the plan",
+        "batches item 1: facts F1, F9 are not ids of your facts list",
+        "batches item 1: new must be true or false (did this batch bring new relevant information?)",
+        "batches item 2: facts F1 are not ids of your facts list",  # F1 was refused above
+        "batches: numbers must increase, each once; found [3, 3]",
+    ]
+    twice = text.replace("facts: [], new: false", "facts: [F1], new: false")
+    out, problems = parse_executor(write(tmp_path, twice), "E1", ["D1", "D2"])
+    assert out is None and problems == ["batches: facts F1 are listed in more than one batch"]
+
+
 def test_assessment_scores_and_conflicts(tmp_path: Path) -> None:
     text = """---
 score: 6.5

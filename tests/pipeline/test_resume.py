@@ -16,7 +16,7 @@ from deepresearch.core.workspace import Workspace
 from deepresearch.state.model import RunStatus, TaskDoc, TaskStatus
 from deepresearch.state.store import StateStore
 from deepresearch.state.writer import render_task_md
-from tests.helpers import PageServer, write_scenario, write_workspace_config
+from tests.helpers import PageServer, page_value, write_scenario, write_workspace_config
 from tests.pipeline.test_end_to_end import run_cli
 
 FOUR_TASKS = {
@@ -282,3 +282,56 @@ def test_ctrl_c_stops_every_agent_and_leaves_the_run_resumable(
     assert "resuming" in resumed.stdout
     final = load(work)
     assert final is not None and final.front.status is RunStatus.COMPLETED
+
+
+def _lines(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.is_file() else []
+
+
+def test_sigkill_mid_batch_then_resume_repeats_no_finished_batch_and_leaves_no_agent_behind(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
+    # E1 runs its batches inside one call: batches 1-4 find new pages, 5 and 6 only restate, then it
+    # is saturated. Each batch takes a while in the middle. E2 is quick and done before the kill.
+    two = {**FOUR_TASKS, "tasks": FOUR_TASKS["tasks"][:2]}
+    executor = {"E1": {"finds": 4, "restates": True, "batch_sleep": 1.0}}
+    work = tmp_path / "ws"
+    work.mkdir()
+    settings = {"max_batches": None, "min_tier1_sources": 1, "analysis": "never", "max_figures": 0}
+    write_workspace_config(work, concurrency=2, **settings)
+    question = ["-p", "What are the two index values?"]
+    calls_log, batches_log = tmp_path / "calls.jsonl", tmp_path / "batches.jsonl"
+    scenario = {"planner": two, "executor": executor, "page_base": pages.base_url}
+    scenario.update(calls_log=str(calls_log), batches_log=str(batches_log))
+    env = {**clean_env, "FAKE_AGENT_SCENARIO": str(write_scenario(tmp_path / "s.yaml", scenario))}
+    first = start_cli([*question, "-o", str(work)], env, tmp_path)
+    wait_for(lambda: [b["batch"] for b in _lines(batches_log) if b["task"] == "E1"] == [1, 2])
+    killed = fake_agent_pids(work)
+    assert killed, "E1's agent is in the middle of batch 3"
+    first.send_signal(signal.SIGKILL)
+    first.wait(timeout=10)
+    wait_for(lambda: not set(killed) & set(fake_agent_pids(work)), timeout=5)  # they died with it
+
+    second = run_cli([*question, "-o", str(work)], env, tmp_path)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "E1: kept 2 batches that the interrupted call had finished" in second.stdout
+
+    # Each batch ran once: 1-2 in the killed call, 3-6 in the next one, which started at batch 3.
+    batches = [(b["call"], b["batch"]) for b in _lines(batches_log) if b["task"] == "E1"]
+    assert batches == [(1, 1), (1, 2), (2, 3), (2, 4), (2, 5), (2, 6)]
+    prompt = (work / "logs" / "prompts" / "E1.call2.md").read_text()
+    assert "Call: 2 of at most 2 for this task" in prompt and "Batches: from 3 to 10" in prompt
+    # No agent of the killed run was alive when the new run started E1's next call.
+    (resumed,) = [c for c in _lines(calls_log) if c["task"] == "E1"]
+    assert resumed["call"] == 2 and not set(killed) & set(resumed["peers"])  # type: ignore[arg-type]
+    assert [c["task"] for c in _lines(calls_log) if c["role"] == "executor"] == ["E2", "E1"]
+
+    final = load(work)
+    assert final is not None and final.front.status is RunStatus.COMPLETED
+    # Every page's fact once, and E1's restatement (batches 5 and 6 restate the same) once.
+    pages_read = ["E1", "E1b2", "E1b3", "E1b4", "E2"]
+    expected = [f"The {name} index reached {page_value(name)} points in 2025." for name in pages_read]
+    restated = (
+        f"According to the bureau's annual survey, the E1 index stood at {page_value('E1')} points in 2025."
+    )
+    assert sorted(f.statement for f in final.facts) == sorted([*expected, restated])

@@ -23,6 +23,7 @@ def test_export_has_every_part_and_a_schema_version(run: Run) -> None:
         "verified": "yes",
         "task": "E1",
         "support": "unchecked",
+        "dimensions": [],
     }
     assert data["sources"][0]["sha256"] == run.doc.sources[0].sha256
     assert json.loads(json.dumps(data)) == data  # plain JSON types only

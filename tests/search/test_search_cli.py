@@ -141,3 +141,32 @@ def test_concurrent_searches_never_exceed_the_budget(
     assert Budget(Workspace(tmp_path), Config()).searches_used() == 2
     lines = Workspace(tmp_path).search_log.read_text().splitlines()
     assert len(lines) == 4 and all(json.loads(line)["cached"] is False for line in lines)
+
+
+def test_an_executors_search_names_its_task_batch_and_k_even_when_it_finds_nothing(
+    server: MockProviders, run_cli: RunCli, tmp_path: Path
+) -> None:
+    task = {"DEEPRESEARCH_TASK": "E3"}
+    assert run_cli("search", "heat pumps", "-k", "2", "--batch", "2", extra_env=task).returncode == 0
+    assert (
+        run_cli("search", "heat pumps", "-k", "2", extra_env={**task, "DEEPRESEARCH_BATCH": "3"}).returncode
+        == 0
+    )
+    assert run_cli("search", "by hand", "-k", "1").returncode == 0  # a person's search: no attribution
+    for provider in ("serper", "tavily", "exa", "brave", "duckduckgo"):
+        server.script(provider, "empty")
+    assert run_cli("search", "nothing at all", "-k", "5", "--batch", "3", extra_env=task).returncode == 0
+    lines = [json.loads(line) for line in Workspace(tmp_path).search_log.read_text().splitlines()]
+    tagged = [
+        (ln["query"], ln["task"], ln["batch"], ln["k"], ln["rank"], ln["cached"])
+        for ln in lines
+        if "task" in ln
+    ]
+    assert tagged == [
+        ("heat pumps", "E3", 2, 2, 1, False),
+        ("heat pumps", "E3", 2, 2, 2, False),
+        ("heat pumps", "E3", 3, 2, 1, True),  # from the cache, still this batch's query
+        ("heat pumps", "E3", 3, 2, 2, True),
+        ("nothing at all", "E3", 3, 5, 0, False),  # no result: one line says the query was made
+    ]
+    assert [ln["query"] for ln in lines if "task" not in ln] == ["by hand"]

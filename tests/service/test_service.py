@@ -167,7 +167,7 @@ def test_concurrent_archives_from_several_executors_share_one_browser(
                     pool.map(
                         lambda item: tool(
                             "archive",
-                            ["--json", *item[1]],
+                            ["--batch", "2", "--json", *item[1]],
                             agent_env,
                             workspace,
                             workspace.tool_socket,
@@ -191,7 +191,10 @@ def test_concurrent_archives_from_several_executors_share_one_browser(
     log = tools_log(workspace)
     assert sum(1 for e in log if e.get("event") == "browser_launched") == 1
     assert sorted(e["task"] for e in log if e.get("op") == "archive") == ["E1", "E2", "E3", "E4"]
-    assert all(e["batch"] == 1 and e["ok"] for e in log if e.get("op") == "archive")
+    assert all(e["batch"] == 2 and e["ok"] for e in log if e.get("op") == "archive")
+    # The records carry who asked too: code checks an executor's batch log against them.
+    records = {r["id"]: r for proc in done.values() for r in json.loads(proc.stdout)}
+    assert {(r["task"], r["batch"]) for r in records.values()} == {("E1", 2), ("E2", 2), ("E3", 2), ("E4", 2)}
     assert 1 <= pages.most <= 2  # one host: at most PER_HOST pages at once, across all executors
 
 
@@ -337,7 +340,12 @@ def test_the_caller_comes_from_the_agent_environment() -> None:
     assert Caller.from_environ({"DEEPRESEARCH_TASK": "E4", "DEEPRESEARCH_CALL": "E4.batch2"}) == Caller(
         "E4", 2, "E4.batch2"
     )
-    assert Caller.from_environ({"DEEPRESEARCH_TASK": "E4", "DEEPRESEARCH_CALL": "E4"}).batch == 1
+    # With the batches inside one call, the batch is what the command was given (`--batch N`) ...
+    given = {"DEEPRESEARCH_TASK": "E4", "DEEPRESEARCH_CALL": "E4.call2", "DEEPRESEARCH_BATCH": "5"}
+    assert Caller.from_environ(given) == Caller("E4", 5, "E4.call2")
+    # ... and none is claimed when none was given: code then counts the search for any batch.
+    assert Caller.from_environ({"DEEPRESEARCH_TASK": "E4", "DEEPRESEARCH_CALL": "E4"}).batch is None
+    assert Caller.from_environ({"DEEPRESEARCH_BATCH": "0"}) == Caller()
     assert Caller.from_environ({}) == Caller()
 
 

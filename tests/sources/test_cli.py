@@ -102,3 +102,29 @@ def test_profile_folder_is_private(workspace: Workspace) -> None:
     profile.chmod(0o755)
     assert stat.S_IMODE(ensure_profile(profile).stat().st_mode) == 0o700
     assert umask == os.umask(umask)
+
+
+def test_an_executors_archive_names_its_task_and_batch_in_the_registry(
+    site: TestSite, workspace: Workspace, http_env: dict[str, str]
+) -> None:
+    env = {**http_env, "DEEPRESEARCH_TASK": "E2"}
+    url = site.url("/article")
+    first = run(cli("archive", "--batch", "1", url, site.url("/missing"), "-o", str(workspace.root)), env)
+    assert first.returncode == ExitCode.ARCHIVE
+    again = run(
+        cli("archive", "--batch", "3", url, "-o", str(workspace.root)), {**env, "DEEPRESEARCH_TASK": "E5"}
+    )
+    assert again.returncode == 0, again.stderr
+    registry = SourceRegistry(workspace)
+    assert sorted((u.source_id, u.task, u.batch, u.ok) for u in registry.uses("E2")) == [
+        ("", "E2", 1, False),
+        ("S01", "E2", 1, True),
+    ]
+    assert [(u.source_id, u.url, u.batch) for u in registry.uses("E5")] == [
+        ("S01", url, 3)
+    ]  # already archived
+    record = registry.get("S01")
+    assert record is not None and (record.task, record.batch) == ("E2", 1)
+    by_hand = run(cli("archive", url, "-o", str(workspace.root)), http_env)
+    assert by_hand.returncode == 0 and len(registry.records()) == 2  # a person's archive adds no use line
+    assert sum(1 for line in workspace.source_registry.read_text().splitlines() if '"use"' in line) == 1

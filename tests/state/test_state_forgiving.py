@@ -87,19 +87,20 @@ def test_upper_case_sha256_is_stored_lower_case() -> None:
 
 
 def test_a_task_md_written_before_the_optional_columns_still_parses() -> None:
-    """Support (Facts), Copy of and Flags (Sources) came later: an older file reads with defaults."""
+    """Support and Dimensions (Facts), Copy of and Flags (Sources) came later: an older file reads
+    with defaults."""
     from deepresearch.state.model import Support
     from deepresearch.state.writer import render_task_md
     from tests.state.test_state_malformed import BASE
 
     old = (
-        BASE.replace("| Verified | Support | Task |", "| Verified | Task |")
+        BASE.replace("| Verified | Support | Task | Dimensions |", "| Verified | Task |")
         .replace(
-            "| --- | --- | --- | --- | --- | --- | --- | --- |\n| Fact",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n| Fact",
             "| --- | --- | --- | --- | --- | --- | --- |\n| Fact",
         )
-        .replace("| yes | supported | E1 |", "| yes | E1 |")
-        .replace("| unchecked | unchecked | E1 |", "| unchecked | E1 |")
+        .replace("| yes | supported | E1 | D1 |", "| yes | E1 |")
+        .replace("| unchecked | unchecked | E1 | - |", "| unchecked | E1 |")
         .replace("| SHA-256 | Copy of | Flags |", "| SHA-256 |")
         .replace(
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
@@ -107,8 +108,13 @@ def test_a_task_md_written_before_the_optional_columns_still_parses() -> None:
         )
         .replace("| - | - | - |\n\n## Conflicts", "| - |\n\n## Conflicts")
     )
-    assert "Support" not in old and "Copy of" not in old
+    assert (
+        "Support" not in old
+        and "Copy of" not in old
+        and "| Dimensions |\n| --- | --- | --- |\n| Fact" not in old
+    )
     doc = parse_task_md(old)
     assert [f.support for f in doc.facts] == [Support.UNCHECKED] * 2
+    assert [f.dimensions for f in doc.facts] == [[], []]  # meaning: the task's dimensions
     assert doc.sources[0].copy_of == "" and doc.sources[0].flags == []
     assert "| Verified | Support | Task |" in render_task_md(doc)  # written back in the current form

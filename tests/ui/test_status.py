@@ -61,9 +61,20 @@ def test_plain_output_is_line_oriented_with_every_phase_and_status_summarises_th
     assert "What is alpha?" in out and "finished" in out
     assert "research completed: quality threshold met" in out
     assert f"report: {work / 'report.md'}" in out and "rounds: 1; scores: 8" in out
-    assert f"agent calls: {calls} (planner 1, supervisor 1, executor 2," in out and "cost: $" in out
+    assert f"agent calls: {calls} of 40 (planner 1, supervisor 1, executor 2," in out and "cost: $" in out
+    assert "ceilings: at most 40 agent calls, 90 minutes, 200 searches (the standard effort's defaults" in out
     assert re.search(r"E1 .*done", out) and re.search(r"E2 .*done", out)
     assert "sources archived: 2" in out and "(2 verified)" in out
+    # The Top-K rules and each batch's novelty, as code measured them.
+    assert "Top-K rules: 1-1 batches per task, inside one call (at most 2 calls per task)" in out
+    assert "a batch counts as new only with\n  - a verified fact for a dimension not yet covered\n" in out
+    for task, dim in (("E1", "D1"), ("E2", "D2")):
+        assert re.search(
+            rf"{task} call 1 batch 1: new: verified fact for uncovered {dim}; new values \d+ point", out
+        )
+        assert f"{task} after 1 call, done: max_batches (1) reached" in out
+    assert "this run will use at most 40 agent calls, 90 minutes, 200 searches" in proc.stdout
+    assert "· E1 batch 1: new: verified fact for uncovered D1" in proc.stdout
 
 
 def test_status_of_a_run_in_progress_shows_running_agents_and_leaves_the_run_alone(

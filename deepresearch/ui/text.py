@@ -1,0 +1,43 @@
+"""One-line texts shared by the plain and the rich display: the run's ceilings and its Top-K rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def ceilings_line(ceilings: dict[str, Any]) -> str:
+    """The run's ceilings: at most 15 agent calls, 30 minutes, 60 searches, and where they come from."""
+    parts = []
+    for key, unit in (("agent_calls", "agent calls"), ("minutes", "minutes"), ("searches", "searches")):
+        value = ceilings.get(key)
+        parts.append(f"{value:g} {unit}" if isinstance(value, (int, float)) else f"no limit on {unit}")
+    cost = ceilings.get("cost_usd")
+    if isinstance(cost, (int, float)):
+        parts.append(f"${cost:g}")
+    keys = {"agent_calls": "max_agent_calls", "minutes": "max_minutes", "searches": "max_searches"}
+    defaults = [keys.get(str(d), str(d)) for d in ceilings.get("defaults") or []]
+    origin = (
+        f" (the {ceilings.get('effort')} effort's defaults for {', '.join(defaults)}; set them to change"
+        " them, 0 for no limit)"
+        if defaults
+        else ""
+    )
+    return "at most " + ", ".join(parts) + origin
+
+
+def rules_line(rules: dict[str, Any]) -> str:
+    """The Top-K rules code applied: one line, then one line per novelty rule."""
+    if not rules:
+        return ""
+    calls = (
+        f"inside one call (at most {rules.get('max_calls_per_task')} calls per task)"
+        if rules.get("batch_calls") == "in_call"
+        else "one call per batch"
+    )
+    return (
+        f"Top-K rules: {rules.get('min_batches')}-{rules.get('max_batches')} batches per task, {calls}; "
+        "saturated after "
+        f"{rules.get('saturation_threshold')} batches in a row with nothing new, with every dimension "
+        f"covered and {rules.get('min_tier1_sources')} tier-1 sources\na batch counts as new only with"
+        + "".join(f"\n  - {rule}" for rule in rules.get("novelty") or [])
+    )
