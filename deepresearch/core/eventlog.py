@@ -7,6 +7,7 @@ import threading
 import time
 
 from deepresearch.core.events import Event
+from deepresearch.core.files import read_jsonl
 from deepresearch.core.workspace import Workspace
 
 
@@ -38,12 +39,4 @@ class EventLog:
 
 def read_events(workspace: Workspace) -> list[dict[str, object]]:
     """Every event recorded in the workspace, oldest first (unreadable lines are skipped)."""
-    if not workspace.events_jsonl.is_file():
-        return []
-    events = []
-    for line in workspace.events_jsonl.read_text(encoding="utf-8").splitlines():
-        try:
-            events.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue  # a line cut short by a kill; the others still tell the story
-    return events
+    return list(read_jsonl(workspace.events_jsonl))  # a line cut short by a kill is skipped

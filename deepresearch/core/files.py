@@ -11,11 +11,13 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import json
 import os
 import secrets
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 
 def atomic_write(path: Path, data: str | bytes, *, durable: bool = True) -> None:
@@ -69,6 +71,24 @@ def file_lock(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The JSON objects of a JSON-lines file, in order; none when it does not exist. A line cut
+    short by a killed writer (or anything not an object) is skipped: the next append starts anew."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    rows = []
+    for line in text.splitlines():
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict):
+            rows.append(data)
+    return rows
 
 
 def file_sha256(path: Path) -> str:

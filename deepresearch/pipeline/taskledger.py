@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from deepresearch.core.clock import iso_seconds
+from deepresearch.core.files import read_jsonl
 from deepresearch.core.workspace import Workspace
 
 LOST = "lost"  # an interrupted call whose output held nothing usable: not counted against the task
@@ -61,19 +62,7 @@ class TaskLedger:
         self.path = workspace.batch_ledger
 
     def _lines(self) -> list[dict[str, Any]]:
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return []
-        out = []
-        for line in text.splitlines():
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # cut short by a kill: the work it described is redone
-            if isinstance(data, dict):
-                out.append(data)
-        return out
+        return read_jsonl(self.path)  # a line cut short by a kill: the work it described is redone
 
     def _append(self, data: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)

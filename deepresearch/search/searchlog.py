@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from deepresearch.core.attribution import BY_HAND, Attribution
-from deepresearch.core.files import file_lock
+from deepresearch.core.files import file_lock, read_jsonl
 from deepresearch.core.workspace import Workspace
 from deepresearch.search.model import SearchResult
 
@@ -50,16 +50,4 @@ def append_results(
 
 def read_search_log(workspace: Workspace) -> list[dict[str, Any]]:
     """Every line of the search log (a line cut short by a killed process is skipped)."""
-    try:
-        text = workspace.search_log.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
-    lines = []
-    for line in text.splitlines():
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(data, dict):
-            lines.append(data)
-    return lines
+    return read_jsonl(workspace.search_log)

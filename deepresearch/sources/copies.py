@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from deepresearch.core.files import read_jsonl
 from deepresearch.sources.quotes import tokens
 
 SHINGLE = 5
@@ -115,16 +116,11 @@ class SketchFile:
     def index(self) -> CopyIndex:
         """Every sketch recorded so far, indexed."""
         index = CopyIndex()
-        try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
-            return index
-        for line in lines:
+        for data in read_jsonl(self.path):  # a line cut short by a killed process is skipped
             try:
-                data = json.loads(line)
                 index.add(str(data["id"]), Sketch.from_dict(data))
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-                continue  # a line cut short by a killed process
+            except (KeyError, TypeError, ValueError):
+                continue  # not a sketch line
         return index
 
     def append(self, source_id: str, item: Sketch) -> None:

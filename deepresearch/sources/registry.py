@@ -24,7 +24,7 @@ from typing import Any
 
 from deepresearch.core.attribution import Attribution
 from deepresearch.core.clock import iso_seconds, utc_now
-from deepresearch.core.files import file_lock
+from deepresearch.core.files import file_lock, read_jsonl
 from deepresearch.core.urls import normalize_url
 from deepresearch.core.workspace import Workspace
 from deepresearch.sources.copies import CopyProbe, SketchFile, sketch
@@ -101,17 +101,8 @@ class SourceRegistry:
 
     def _read(self) -> _Index:
         index = _Index()
-        try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
-            return index
-        for line in lines:
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a line cut short by a killed process; the next append starts a new line
-            if isinstance(data, dict):
-                self._index_line(index, data)
+        for data in read_jsonl(self.path):  # a line cut short by a killed process is skipped
+            self._index_line(index, data)
         return index
 
     @staticmethod
