@@ -43,7 +43,7 @@ class Ceilings:
 
 
 CEILINGS = {
-    "quick": Ceilings(agent_calls=15, minutes=30, searches=60),
+    "quick": Ceilings(agent_calls=20, minutes=30, searches=100),
     "standard": Ceilings(agent_calls=40, minutes=90, searches=200),
     "deep": Ceilings(agent_calls=100, minutes=240, searches=500),
 }

@@ -74,7 +74,7 @@ def agents_table(view: RunView) -> Table:
 
 
 def calls_used(progress: RunProgress) -> str:
-    """Agent calls so far, of the run's ceiling when it has one: "7 of 15"."""
+    """Agent calls so far, of the run's ceiling when it has one: "7 of 20"."""
     ceiling = progress.ceilings.get("agent_calls")
     return f"{progress.agent_calls} of {ceiling}" if isinstance(ceiling, int) else str(progress.agent_calls)
 

@@ -6,7 +6,7 @@ from typing import Any
 
 
 def ceilings_line(ceilings: dict[str, Any]) -> str:
-    """The run's ceilings: at most 15 agent calls, 30 minutes, 60 searches, and where they come from."""
+    """The run's ceilings: at most 20 agent calls, 30 minutes, 100 searches, and where they come from."""
     parts = []
     for key, unit in (("agent_calls", "agent calls"), ("minutes", "minutes"), ("searches", "searches")):
         value = ceilings.get(key)

@@ -36,7 +36,7 @@ def test_the_ceilings_grow_with_the_effort() -> None:
 
 def test_explicit_settings_win_and_zero_means_no_limit() -> None:
     got = limits(Config(effort="quick", max_agent_calls=50, max_minutes=0, max_cost_usd=2.5))
-    assert (got.agent_calls, got.minutes, got.searches, got.cost_usd) == (50, None, 60, 2.5)
+    assert (got.agent_calls, got.minutes, got.searches, got.cost_usd) == (50, None, CEILINGS["quick"].searches, 2.5)
     assert got.defaults == {"searches"}
 
 
@@ -74,7 +74,7 @@ def test_a_default_ceiling_names_itself_when_it_stops_the_run(tmp_path: Path) ->
 def test_the_hard_cap_names_the_default_ceiling(tmp_path: Path) -> None:
     workspace = Workspace(tmp_path)
     workspace.private.mkdir()
-    workspace.usage_ledger.write_text('{"cost_usd": 0}\n' * 15)
-    with pytest.raises(BudgetExhaustedError, match=r"agent call budget spent \(15 of 15; the quick effort's"):
+    workspace.usage_ledger.write_text('{"cost_usd": 0}\n' * 20)
+    with pytest.raises(BudgetExhaustedError, match=r"agent call budget spent \(20 of 20; the quick effort's"):
         Budget(workspace, Config(effort="quick")).check_call()
     Budget(workspace, Config(effort="quick", max_agent_calls=0)).check_call()  # no limit: no error

@@ -163,19 +163,19 @@ def test_the_default_ceilings_stop_a_run_that_never_saturates_with_the_report_wr
     code, out, doc, events = run(tmp_path, clean_env, scenario, args=("--effort", "quick"), max_batches=None)
     assert code == 0, out
     (ceilings,) = of(events, "ceilings_set")
-    assert (ceilings["agent_calls"], ceilings["minutes"], ceilings["searches"]) == (15, 30, 60)
+    assert (ceilings["agent_calls"], ceilings["minutes"], ceilings["searches"]) == (20, 30, 100)
     assert (
-        "this run will use at most 15 agent calls, 30 minutes, 60 searches (the quick effort's defaults"
+        "this run will use at most 20 agent calls, 30 minutes, 100 searches (the quick effort's defaults"
         in out
     )
     reason = (
-        "agent call budget spent (13 of 15, 2 kept for the report; the quick effort's default ceiling: "
+        "agent call budget spent (18 of 20, 2 kept for the report; the quick effort's default ceiling: "
         "set max_agent_calls to change it, 0 for no limit)"
     )
     assert doc.front.termination_reason == reason and f"research completed: {reason}" in out
     assert doc.front.status.value == "completed" and (tmp_path / "ws" / "report.md").is_file()
     started = of(events, "agent_started")
-    assert len(started) == 14 and started[-1]["role"] == "synthesizer"
+    assert len(started) == 19 and started[-1]["role"] == "synthesizer"
     assert all(d["reason"] == "max_batches (3) reached" for d in of(events, "task_decided"))
 
 
