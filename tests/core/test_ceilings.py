@@ -36,7 +36,12 @@ def test_the_ceilings_grow_with_the_effort() -> None:
 
 def test_explicit_settings_win_and_zero_means_no_limit() -> None:
     got = limits(Config(effort="quick", max_agent_calls=50, max_minutes=0, max_cost_usd=2.5))
-    assert (got.agent_calls, got.minutes, got.searches, got.cost_usd) == (50, None, CEILINGS["quick"].searches, 2.5)
+    assert (got.agent_calls, got.minutes, got.searches, got.cost_usd) == (
+        50,
+        None,
+        CEILINGS["quick"].searches,
+        2.5,
+    )
     assert got.defaults == {"searches"}
 
 
