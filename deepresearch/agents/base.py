@@ -160,7 +160,11 @@ _PATTERNS: list[tuple[FailureKind, re.Pattern[str]]] = [
     ),
     (
         FailureKind.NETWORK,
-        re.compile(r"ECONNREFUSED|ECONNRESET|ENOTFOUND|ETIMEDOUT|network error|fetch failed", re.I),
+        # The error codes are matched as written: "FileNotFoundError" is a crash, not ENOTFOUND.
+        re.compile(
+            r"(?-i:\b(?:ECONNREFUSED|ECONNRESET|ENOTFOUND|ETIMEDOUT|EAI_AGAIN)\b)|network error|fetch failed",
+            re.I,
+        ),
     ),
     (FailureKind.BAD_ARGUMENTS, re.compile(r"unknown option|unexpected argument|invalid option", re.I)),
 ]

@@ -753,3 +753,11 @@ def test_json_object_skips_a_warning_printed_first() -> None:
     assert json_object('Warning: something\n{\n  "a": 1\n}\n') == {"a": 1}
     assert json_object("not json") is None
     assert json_object("[1, 2]") is None
+
+
+def test_a_python_traceback_is_a_crash_not_a_network_failure() -> None:
+    # Seen by hand: a custom agent's FileNotFoundError was read as ENOTFOUND and retried as transient.
+    crashed = ProcessOutcome(1, "", "Traceback ...\nFileNotFoundError: [Errno 2] No such file: 'x.yaml'\n", 0.2)
+    assert BACKENDS["custom"].parse(crashed).failure is FailureKind.CRASHED
+    unreachable = ProcessOutcome(1, "", "Error: getaddrinfo ENOTFOUND api.example.com\n", 0.2)
+    assert BACKENDS["custom"].parse(unreachable).failure is FailureKind.NETWORK
