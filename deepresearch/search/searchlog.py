@@ -26,10 +26,14 @@ def append_results(
     when: datetime,
     attribution: Attribution = BY_HAND,
     k: int | None = None,
+    failed: str = "",
 ) -> None:
     """Append one JSON line per result (query, provider, rank, title, url, snippet, time, cached,
-    and for an executor's search its task, batch and k)."""
+    and for an executor's search its task, batch and k). An executor's search that found nothing,
+    or that no provider answered (`failed`: why), gets one line too: the query was made."""
     extra: dict[str, Any] = {**attribution.fields(), "k": k} if attribution else {}
+    if failed:
+        extra["failed"] = failed
     rows: list[dict[str, Any]] = [
         {"query": query, "provider": r.provider, "rank": r.rank, "title": r.title, "url": r.url,
          "snippet": r.snippet}

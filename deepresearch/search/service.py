@@ -76,7 +76,10 @@ def run_search(
     results, attempts = STRATEGIES[strategy](providers, query, k, config.search_timeout)
     if not any(a.ok for a in attempts):
         spend.refund_search()
-        raise _unavailable(query, attempts, providers, config, env)
+        error = _unavailable(query, attempts, providers, config, env)
+        # An executor's batch log may list this query: it was made, though nothing answered.
+        append_results(workspace, query, [], False, now(), attribution, k, failed="no provider answered")
+        raise error
     if results:
         cache.store(workspace, key, query, results)
     append_results(workspace, query, results, cached=False, when=now(), attribution=attribution, k=k)

@@ -170,3 +170,19 @@ def test_an_executors_search_names_its_task_batch_and_k_even_when_it_finds_nothi
         ("nothing at all", "E3", 3, 5, 0, False),  # no result: one line says the query was made
     ]
     assert [ln["query"] for ln in lines if "task" not in ln] == ["by hand"]
+
+
+def test_an_executors_search_that_no_provider_answers_is_logged_as_made(
+    server: MockProviders, run_cli: RunCli, tmp_path: Path
+) -> None:
+    # An outage is not a lie: the batch log that lists this query is borne out by the search log.
+    for provider in ("serper", "tavily", "exa", "brave", "duckduckgo"):
+        server.script(provider, "500")
+    proc = run_cli("search", "down", "-k", "3", "--batch", "1", extra_env={"DEEPRESEARCH_TASK": "E2"})
+    assert proc.returncode != 0 and "no search provider answered" in proc.stderr
+    assert run_cli("search", "down by hand", "-k", "3").returncode != 0  # a person's: not logged
+    lines = [json.loads(line) for line in Workspace(tmp_path).search_log.read_text().splitlines()]
+    assert [(ln["query"], ln["task"], ln["batch"], ln["failed"]) for ln in lines] == [
+        ("down", "E2", 1, "no provider answered")
+    ]
+    assert Budget(Workspace(tmp_path), Config()).searches_used() == 0  # not counted
