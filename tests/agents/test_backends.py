@@ -757,7 +757,9 @@ def test_json_object_skips_a_warning_printed_first() -> None:
 
 def test_a_python_traceback_is_a_crash_not_a_network_failure() -> None:
     # Seen by hand: a custom agent's FileNotFoundError was read as ENOTFOUND and retried as transient.
-    crashed = ProcessOutcome(1, "", "Traceback ...\nFileNotFoundError: [Errno 2] No such file: 'x.yaml'\n", 0.2)
+    crashed = ProcessOutcome(
+        1, "", "Traceback ...\nFileNotFoundError: [Errno 2] No such file: 'x.yaml'\n", 0.2
+    )
     assert BACKENDS["custom"].parse(crashed).failure is FailureKind.CRASHED
     unreachable = ProcessOutcome(1, "", "Error: getaddrinfo ENOTFOUND api.example.com\n", 0.2)
     assert BACKENDS["custom"].parse(unreachable).failure is FailureKind.NETWORK
