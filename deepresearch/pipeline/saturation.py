@@ -79,7 +79,7 @@ def decide(
             False,
             f"saturated after {progress.batches} batches in {progress.calls} call"
             f"{'s' * (progress.calls != 1)} ({progress.streak} in a row brought nothing new; dimensions "
-            f"covered; {tier1_sources(doc, task.id)} tier-1 sources)",
+            f"covered; {_count(tier1_sources(doc, task.id), 'tier-1 source')})",
         )
     if config.batch_calls == IN_CALL and progress.calls >= config.max_calls_per_task:
         return Verdict(
@@ -88,3 +88,7 @@ def decide(
             gaps,
         )
     return Verdict(True, "; ".join(gaps), gaps)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' * (n != 1)}"

@@ -34,10 +34,10 @@ def rules_line(rules: dict[str, Any]) -> str:
         if rules.get("batch_calls") == "in_call"
         else "one call per batch"
     )
+    streak, tier1 = rules.get("saturation_threshold"), rules.get("min_tier1_sources")
     return (
         f"Top-K rules: {rules.get('min_batches')}-{rules.get('max_batches')} batches per task, {calls}; "
-        "saturated after "
-        f"{rules.get('saturation_threshold')} batches in a row with nothing new, with every dimension "
-        f"covered and {rules.get('min_tier1_sources')} tier-1 sources\na batch counts as new only with"
+        f"saturated after {streak} batch{'es' * (streak != 1)} in a row with nothing new, with every "
+        f"dimension covered and {tier1} tier-1 source{'s' * (tier1 != 1)}\na batch counts as new only with"
         + "".join(f"\n  - {rule}" for rule in rules.get("novelty") or [])
     )

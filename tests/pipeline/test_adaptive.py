@@ -208,7 +208,7 @@ def test_old_rule_one_call_per_batch_stops_a_task_that_finds_nothing_new_and_run
     assert started.count("E1") == 2 and started.count("E2") == 4
     assert (
         "E1 done: saturated after 2 batches in 2 calls (1 in a row brought nothing new; dimensions covered; "
-        "1 tier-1 sources)" in out
+        "1 tier-1 source)" in out
     )
     assert "E2 done: max_batches (4) reached" in out
     assert (
