@@ -3,8 +3,9 @@
 Every agent CLI call goes through `ProcessRunner.run`. Each child gets its own session (process
 group), so a timeout or Ctrl-C kills the CLI *and* everything it spawned (browsers, MCP servers,
 shells), and the terminal's Ctrl-C reaches only us: we decide what to stop. On Linux each child also
-asks the kernel to SIGKILL it when its parent dies (PR_SET_PDEATHSIG), so an agent never outlives an
-orchestrator killed with SIGKILL; what it spawned is stopped by the next run (core.proctable). Short helper children
+asks the kernel to signal it when its parent dies (PR_SET_PDEATHSIG: SIGKILL for agents, SIGTERM for a
+batch's runs, which then stop their own agents), so an agent never outlives an orchestrator killed
+with SIGKILL; what it spawned is stopped by the next run (core.proctable). Short helper children
 (the figure worker) go through `run_captured`, which keeps the same group discipline; a program the
 person drives on the terminal (their editor) goes through `run_in_terminal`.
 """
