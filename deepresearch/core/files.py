@@ -91,6 +91,19 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def append_jsonl(path: Path, data: dict[str, Any]) -> None:
+    """Append `data` as one JSON line, on a line of its own even when a killed writer left the last
+    line unfinished. Callers that share the file between processes hold its `file_lock`."""
+    line = json.dumps(data, ensure_ascii=False) + "\n"
+    with open(path, "ab+") as handle:
+        handle.seek(0, 2)
+        if handle.tell() > 0:
+            handle.seek(-1, 2)
+            if handle.read(1) != b"\n":
+                line = "\n" + line  # don't glue onto a line a killed process left unfinished
+        handle.write(line.encode("utf-8"))
+
+
 def file_sha256(path: Path) -> str:
     """The SHA-256 hex digest of a file's bytes."""
     digest = hashlib.sha256()

@@ -14,13 +14,12 @@ holds (pipeline/execute.py) before it gives the task its next call.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from deepresearch.core.clock import iso_seconds
-from deepresearch.core.files import read_jsonl
+from deepresearch.core.files import append_jsonl, read_jsonl
 from deepresearch.core.workspace import Workspace
 
 LOST = "lost"  # an interrupted call whose output held nothing usable: not counted against the task
@@ -66,14 +65,7 @@ class TaskLedger:
 
     def _append(self, data: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "ab+") as handle:
-            handle.seek(0, 2)
-            prefix = b""
-            if handle.tell() > 0:
-                handle.seek(-1, 2)
-                prefix = b"" if handle.read(1) == b"\n" else b"\n"  # never glue onto a cut line
-            handle.write(prefix + (json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8"))
-            handle.flush()
+        append_jsonl(self.path, data)
 
     def progress(self, task_id: str) -> TaskProgress:
         """The task's progress, folded from its lines."""

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import hashlib
 import heapq
-import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deepresearch.core.files import read_jsonl
+from deepresearch.core.files import append_jsonl, read_jsonl
 from deepresearch.sources.quotes import tokens
 
 SHINGLE = 5
@@ -125,11 +124,4 @@ class SketchFile:
 
     def append(self, source_id: str, item: Sketch) -> None:
         """Record a new source's sketch."""
-        line = json.dumps({"id": source_id, **item.to_dict()}) + "\n"
-        with open(self.path, "ab+") as handle:
-            handle.seek(0, 2)
-            if handle.tell() > 0:
-                handle.seek(-1, 2)
-                if handle.read(1) != b"\n":
-                    line = "\n" + line  # don't glue onto a line a killed process left unfinished
-            handle.write(line.encode("utf-8"))
+        append_jsonl(self.path, {"id": source_id, **item.to_dict()})

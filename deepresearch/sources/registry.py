@@ -15,7 +15,6 @@ already used there), never writes it.
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -24,7 +23,7 @@ from typing import Any
 
 from deepresearch.core.attribution import Attribution
 from deepresearch.core.clock import iso_seconds, utc_now
-from deepresearch.core.files import file_lock, read_jsonl
+from deepresearch.core.files import append_jsonl, file_lock, read_jsonl
 from deepresearch.core.urls import normalize_url
 from deepresearch.core.workspace import Workspace
 from deepresearch.sources.copies import CopyProbe, SketchFile, sketch
@@ -145,14 +144,7 @@ class SourceRegistry:
             index.by_content.setdefault(record.content_sha256, record)
 
     def _append(self, data: dict[str, Any]) -> None:
-        line = json.dumps(data, ensure_ascii=False) + "\n"
-        with open(self.path, "ab+") as handle:
-            handle.seek(0, 2)
-            if handle.tell() > 0:
-                handle.seek(-1, 2)
-                if handle.read(1) != b"\n":
-                    line = "\n" + line  # don't glue onto a line a killed process left unfinished
-            handle.write(line.encode("utf-8"))
+        append_jsonl(self.path, data)
 
     def records(self) -> list[SourceRecord]:
         """Every record line in file order: archived ones and failures."""
