@@ -70,9 +70,11 @@ def test_documents_are_archived_before_planning_searched_and_cited_as_provided(
         "`doi:10.xxxx/...`",
         "YouTube URL",
         'search --local "query"',
-        "EPUB, DOCX",
+        "EPUB or DOCX URL",
     ):
         assert route in executor_prompt, route
+    # during research the tool service refuses local paths, so the prompt must not offer them
+    assert "archive a local path" not in executor_prompt
 
     notes = next(s for s in provided if s.title == "Field notes on heat pumps")
     cited = [f for f in doc.facts if notes.id in f.sources]
