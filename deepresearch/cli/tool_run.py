@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from deepresearch.core.attribution import BATCH_ENV, TASK_ENV
+from deepresearch.core.commands import WORKDIR_ENV
 from deepresearch.core.errors import ArchiveError, ToolServiceError, UsageError
 from deepresearch.core.workspace import Workspace
 from deepresearch.service.client import ServiceUnreachable, ToolClient, service_address
@@ -37,12 +39,18 @@ class Printed:
     stderr: list[str] = field(default_factory=list)
     error: ArchiveError | None = None
 
+    def emit(self) -> None:
+        """Print stdout, then the stderr lines; then raise `error` if there is one."""
+        print(self.stdout)
+        for line in self.stderr:
+            print(line, file=sys.stderr)
+        if self.error is not None:
+            raise self.error
+
 
 def workspace_root(workdir: Path | None, environ: Mapping[str, str]) -> Path:
     """The run folder: --workdir, else DEEPRESEARCH_WORKDIR, else the current folder."""
-    given = workdir or (
-        Path(environ["DEEPRESEARCH_WORKDIR"]) if environ.get("DEEPRESEARCH_WORKDIR") else None
-    )
+    given = workdir or (Path(environ[WORKDIR_ENV]) if environ.get(WORKDIR_ENV) else None)
     root = (given or Path.cwd()).resolve()
     if not root.is_dir():
         raise UsageError(f"workspace folder not found: {root}", hint="pass --workdir DIR of a run folder")

@@ -111,6 +111,11 @@ def decide(mode: str, status: SandboxStatus) -> bool:
     return False
 
 
+def auto_warning(mode: str, status: SandboxStatus) -> tuple[str, str] | None:
+    """(problem, fix) to warn about when `sandbox: auto` runs agents unconfined, else None."""
+    return status.problem() if mode == SandboxMode.AUTO else None
+
+
 def confine(bwrap: str, confinement: Confinement, argv: Sequence[str]) -> list[str]:
     """`argv` wrapped in bubblewrap as the module docstring describes."""
     return [bwrap, *_system_args(confinement), *_file_args(confinement), "--", *argv]

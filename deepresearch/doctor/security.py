@@ -22,15 +22,14 @@ class SandboxCheck:
     status: sandbox.SandboxStatus
     used: bool  # a run would confine its agents
     error: str = ""  # `sandbox: bwrap` that a run would refuse
+    fix: str = ""  # what to do about `error`
 
     def problems(self) -> list[tuple[str, str]]:
         """(problem, fix) pairs."""
         if self.error:
-            return [(self.error, sandbox.INSTALL_HINT)]
-        problem = self.status.problem()
-        if self.mode == sandbox.SandboxMode.AUTO and problem is not None:
-            return [problem]
-        return []
+            return [(self.error, self.fix or sandbox.INSTALL_HINT)]
+        warning = sandbox.auto_warning(self.mode, self.status)
+        return [warning] if warning is not None else []
 
     @property
     def summary(self) -> str:
@@ -48,7 +47,7 @@ def check_sandbox(config: Config, probe: Callable[[], sandbox.SandboxStatus] = s
     try:
         used = sandbox.decide(config.sandbox, status)
     except ConfigError as exc:
-        return SandboxCheck(config.sandbox, status, False, exc.message)
+        return SandboxCheck(config.sandbox, status, False, exc.message, exc.hint or "")
     return SandboxCheck(config.sandbox, status, used)
 
 
