@@ -129,7 +129,7 @@ def authority(source_type: str, url: str) -> float:
         score = max(score, TYPE_AUTHORITY["official"])
     elif _on(_host(url), _JOURNAL_DOMAINS):
         score = max(score, TYPE_AUTHORITY["peer-reviewed"])
-    if is_preprint(url):
+    if is_preprint(url) or source_type == "preprint":  # a preprint's DOI resolves on doi.org too
         score = min(score, PREPRINT_CAP)
     return score
 
