@@ -229,10 +229,13 @@ def _archive(
                 "the orchestrator archives cited URLs",
             ) from exc
         warnings.append(f"the run's tool service is not answering ({exc}); archiving here")
-        return _archive_here(root, urls, screenshot, pdf, who)
+        # As the service would: an agent's archive never reads local files (a page may have asked).
+        return _archive_here(root, urls, screenshot, pdf, who, local_files=False)
 
 
-def _archive_here(root: Path, urls: list[str], screenshot: bool, pdf: bool, who: Caller) -> dict[str, Any]:
+def _archive_here(
+    root: Path, urls: list[str], screenshot: bool, pdf: bool, who: Caller, local_files: bool = True
+) -> dict[str, Any]:
     # Imported here: Playwright and trafilatura load only when something is archived here.
     from deepresearch.core.config import load_config
     from deepresearch.service.protocol import archive_result
@@ -242,7 +245,12 @@ def _archive_here(root: Path, urls: list[str], screenshot: bool, pdf: bool, who:
     workspace.ensure()
     config = load_config(root)
     with Archiver(
-        workspace, config, screenshot=screenshot, print_pdf=pdf, attribution=who.attribution()
+        workspace,
+        config,
+        screenshot=screenshot,
+        print_pdf=pdf,
+        attribution=who.attribution(),
+        local_files=local_files,
     ) as archiver:
         return archive_result(archiver.archive_many(urls), list(archiver.warnings))
 
