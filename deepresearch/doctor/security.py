@@ -38,6 +38,8 @@ class SandboxCheck:
             return f"agents run in bubblewrap ({self.status.detail}; sandbox: {self.mode})"
         if self.mode == sandbox.SandboxMode.OFF:
             return "off (sandbox: off): agents run unconfined, behind their CLIs' own rules only"
+        if self.error:
+            return f"not available ({self.status.detail}): a run refuses to start (sandbox: {self.mode})"
         return f"not available ({self.status.detail}): agents run behind their CLIs' own rules only"
 
 

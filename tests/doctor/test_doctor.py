@@ -294,3 +294,5 @@ def test_a_bubblewrap_that_cannot_create_namespaces_gets_the_namespace_fix_not_a
     out = doctor_cli(["-o", str(tmp_path)], bare, tmp_path).stdout
     assert "sandbox: is bwrap, but bubblewrap cannot create a sandbox here" in out
     assert "unprivileged user namespaces" in out and "install bubblewrap" not in out
+    assert "agents run without" not in out and "their CLIs' own rules only" not in out
+    assert "a run refuses to start (sandbox: bwrap)" in out  # what a run does instead
