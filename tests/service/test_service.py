@@ -238,7 +238,7 @@ def test_an_agents_archive_never_reads_local_files_with_or_without_the_service(
     alone = tool("archive", [secret.as_uri()], agent_env, workspace, workspace.tool_socket, "E1")
     for proc in (through, alone):
         assert proc.returncode == ExitCode.ARCHIVE, proc.stdout + proc.stderr
-        assert "local files are archived only by `deepresearch archive`" in proc.stdout
+        assert "local files are not archived during research" in proc.stdout
     assert "archiving here" in alone.stderr  # the fallback ran, and refused the file too
     assert SourceRegistry(workspace).archived() == []
     assert not any(
