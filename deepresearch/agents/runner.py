@@ -19,7 +19,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -27,9 +27,9 @@ from deepresearch.agents.base import AgentBackend, AgentRequest, AgentResult, Fa
 from deepresearch.agents.registry import get_backend, resolve_executable
 from deepresearch.core import sandbox
 from deepresearch.core.agent_env import agent_environment
-from deepresearch.core.attribution import TASK_ENV
+from deepresearch.core.attribution import CALL_ENV, TASK_ENV
 from deepresearch.core.budget import Budget
-from deepresearch.core.commands import client_roots, write_tool_commands
+from deepresearch.core.commands import SERVICE_ENV, WORKDIR_ENV, client_roots, write_tool_commands
 from deepresearch.core.config import Config
 from deepresearch.core.errors import AgentError, NoAgentError
 from deepresearch.core.events import AgentFinished, AgentRetry, AgentStarted, EventSink, Notice
@@ -39,8 +39,6 @@ from deepresearch.core.roles import Role, tools_for
 from deepresearch.core.workspace import Workspace
 
 FINAL_FAILURES = {FailureKind.NOT_INSTALLED, FailureKind.NOT_LOGGED_IN, FailureKind.BAD_ARGUMENTS}
-# What the tool scripts read to find the run's tool service and attribute their calls.
-SERVICE_ENV, CALL_ENV = "DEEPRESEARCH_SERVICE", "DEEPRESEARCH_CALL"
 
 
 class ToolEndpoint(Protocol):
@@ -125,9 +123,9 @@ class AgentRunner:
                 )
                 used = sandbox.decide(mode, status)
                 self._sandbox = (status, used)
-                problem = status.problem()
-                if mode == sandbox.SandboxMode.AUTO and not used and problem is not None:
-                    self.sink(Notice(f"{problem[0]} (sandbox: auto) → {problem[1]}", "warning"))
+                warning = sandbox.auto_warning(mode, status)
+                if warning is not None:
+                    self.sink(Notice(f"{warning[0]} (sandbox: auto) → {warning[1]}", "warning"))
             return self._sandbox
 
     def backend_for(self, role: str) -> tuple[AgentBackend, str]:
@@ -168,6 +166,8 @@ class AgentRunner:
         result = AgentResult.failed(FailureKind.CRASHED, "not run")
         for attempt in range(1, attempts + 1):
             self.budget.check_call()
+            if attempt > 1:  # asking the service's address again restarts it if it died meanwhile
+                request = replace(request, environ=self._child_env(call))
             result = self._attempt(backend, request, call, attempt, role_config.timeout)
             if result.ok:
                 return result
@@ -245,7 +245,7 @@ class AgentRunner:
         # where the run's tool service listens, whose calls they are (the task; the batch comes
         # with `--batch N`), and the run's effective search ceiling (a flag or input.md may have
         # set it, which those commands cannot read when they search without the service).
-        env["DEEPRESEARCH_WORKDIR"] = str(self.workspace.root)
+        env[WORKDIR_ENV] = str(self.workspace.root)
         env[TASK_ENV], env[CALL_ENV] = call.task_id, call.prompt_name or call.label
         env["DEEPRESEARCH_MAX_SEARCHES"] = str(self.budget.limits.searches or 0)
         if self.tool_service is not None:

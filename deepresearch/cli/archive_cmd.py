@@ -19,6 +19,7 @@ from typing import Annotated
 import typer
 
 from deepresearch.cli.tool_run import attributed, describe, run_archive_command, workspace_root
+from deepresearch.core.commands import WORKDIR_ENV
 
 __all__ = ["archive", "describe", "register"]
 
@@ -37,7 +38,7 @@ def archive(
         typer.Option(
             "-o",
             "--workdir",
-            envvar="DEEPRESEARCH_WORKDIR",
+            envvar=WORKDIR_ENV,
             help="The run folder to archive into (default: the current folder).",
             show_default=False,
         ),
@@ -61,9 +62,4 @@ def archive(
     """Archive each URL, print its record (or its failure), exit 10 if any failed."""
     environ = attributed(os.environ, task, batch)
     root = workspace_root(workdir, environ)
-    printed = run_archive_command(urls, as_json, screenshot, print_pdf, root, environ)
-    for line in printed.stderr:
-        typer.echo(line, err=True)
-    typer.echo(printed.stdout)
-    if printed.error is not None:
-        raise printed.error
+    run_archive_command(urls, as_json, screenshot, print_pdf, root, environ).emit()

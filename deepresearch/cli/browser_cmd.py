@@ -12,6 +12,8 @@ from typing import Annotated
 
 import typer
 
+from deepresearch.cli.tool_run import workspace_root
+from deepresearch.core.commands import WORKDIR_ENV
 from deepresearch.core.config import load_config
 from deepresearch.core.errors import ArchiveError, UsageError
 from deepresearch.core.workspace import Workspace
@@ -32,16 +34,14 @@ def login(
         typer.Option(
             "-o",
             "--workdir",
-            envvar="DEEPRESEARCH_WORKDIR",
+            envvar=WORKDIR_ENV,
             help="The run folder whose browser profile to use (default: the current folder).",
             show_default=False,
         ),
     ] = None,
 ) -> None:
     """Open a visible Chromium on URL with the workspace's profile; sign in, then close the window."""
-    root = (workdir or Path.cwd()).resolve()
-    if not root.is_dir():
-        raise UsageError(f"workspace folder not found: {root}", hint="pass --workdir DIR of a run folder")
+    root = workspace_root(workdir, os.environ)
     if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         raise UsageError(
             "`browser login` opens a visible browser window, but there is no display (DISPLAY is not set)",

@@ -32,11 +32,13 @@ Examples:
 
   deepresearch status runs/heat-pumps        (progress of a running or finished run)
 
-  deepresearch archive URL / search QUERY / check [DIR]   (see `deepresearch COMMAND --help`)
+  deepresearch batch questions.txt -o runs/watch --jobs 3   (many questions; then export / report)
+
+  deepresearch archive URL / search QUERY / check [DIR] / doctor   (see `deepresearch COMMAND --help`)
 
 Exit codes: 0 done, 1 internal error, 2 usage, 3 configuration, 4 task.md invalid, 5 agent failed,
 6 no usable agent CLI, 7 workspace locked, 8 report failed verification, 9 budget spent,
-10 archive failed, 130 interrupted (resumable).
+10 archive failed, 11 batch incomplete, 12 tool service not answering, 130 interrupted (resumable).
 """
 
 

@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from deepresearch.cli.tool_run import MAX_K, attributed, run_search_command, workspace_root
+from deepresearch.core.commands import WORKDIR_ENV
 
 
 def register(app: typer.Typer) -> None:
@@ -34,7 +35,7 @@ def search(
         Path | None,
         typer.Option(
             "--workdir",
-            envvar="DEEPRESEARCH_WORKDIR",
+            envvar=WORKDIR_ENV,
             help="The run folder whose cache, log and budget to use (default: the current folder).",
         ),
     ] = None,
@@ -55,7 +56,4 @@ def search(
 ) -> None:
     """Search, print the results, and report on stderr where they came from and the budget left."""
     environ = attributed(os.environ, task, batch)
-    printed = run_search_command(query, k, as_json, workspace_root(workdir, environ), environ, local)
-    typer.echo(printed.stdout)
-    for line in printed.stderr:
-        typer.echo(line, err=True)
+    run_search_command(query, k, as_json, workspace_root(workdir, environ), environ, local).emit()

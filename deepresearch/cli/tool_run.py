@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from deepresearch.core.attribution import BATCH_ENV, TASK_ENV
+from deepresearch.core.commands import WORKDIR_ENV
 from deepresearch.core.errors import ArchiveError, ToolServiceError, UsageError
 from deepresearch.core.workspace import Workspace
 from deepresearch.service.client import ServiceUnreachable, ToolClient, service_address
@@ -37,12 +39,18 @@ class Printed:
     stderr: list[str] = field(default_factory=list)
     error: ArchiveError | None = None
 
+    def emit(self) -> None:
+        """Print stdout, then the stderr lines; then raise `error` if there is one."""
+        print(self.stdout)
+        for line in self.stderr:
+            print(line, file=sys.stderr)
+        if self.error is not None:
+            raise self.error
+
 
 def workspace_root(workdir: Path | None, environ: Mapping[str, str]) -> Path:
     """The run folder: --workdir, else DEEPRESEARCH_WORKDIR, else the current folder."""
-    given = workdir or (
-        Path(environ["DEEPRESEARCH_WORKDIR"]) if environ.get("DEEPRESEARCH_WORKDIR") else None
-    )
+    given = workdir or (Path(environ[WORKDIR_ENV]) if environ.get(WORKDIR_ENV) else None)
     root = (given or Path.cwd()).resolve()
     if not root.is_dir():
         raise UsageError(f"workspace folder not found: {root}", hint="pass --workdir DIR of a run folder")
@@ -221,10 +229,13 @@ def _archive(
                 "the orchestrator archives cited URLs",
             ) from exc
         warnings.append(f"the run's tool service is not answering ({exc}); archiving here")
-        return _archive_here(root, urls, screenshot, pdf, who)
+        # As the service would: an agent's archive never reads local files (a page may have asked).
+        return _archive_here(root, urls, screenshot, pdf, who, local_files=False)
 
 
-def _archive_here(root: Path, urls: list[str], screenshot: bool, pdf: bool, who: Caller) -> dict[str, Any]:
+def _archive_here(
+    root: Path, urls: list[str], screenshot: bool, pdf: bool, who: Caller, local_files: bool = True
+) -> dict[str, Any]:
     # Imported here: Playwright and trafilatura load only when something is archived here.
     from deepresearch.core.config import load_config
     from deepresearch.service.protocol import archive_result
@@ -234,7 +245,12 @@ def _archive_here(root: Path, urls: list[str], screenshot: bool, pdf: bool, who:
     workspace.ensure()
     config = load_config(root)
     with Archiver(
-        workspace, config, screenshot=screenshot, print_pdf=pdf, attribution=who.attribution()
+        workspace,
+        config,
+        screenshot=screenshot,
+        print_pdf=pdf,
+        attribution=who.attribution(),
+        local_files=local_files,
     ) as archiver:
         return archive_result(archiver.archive_many(urls), list(archiver.warnings))
 

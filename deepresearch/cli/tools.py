@@ -69,12 +69,7 @@ def main(argv: list[str] | None = None) -> None:
     """Run `search` or `archive` with the CLI's messages and exit codes."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        printed = run(args)
-        print(printed.stdout)
-        for line in printed.stderr:
-            print(line, file=sys.stderr)
-        if printed.error is not None:
-            raise printed.error
+        run(args).emit()
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         sys.exit(ExitCode.USAGE if exc.code not in (0, None) else 0)
     except (Exception, KeyboardInterrupt) as exc:

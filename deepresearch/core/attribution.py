@@ -14,6 +14,7 @@ from typing import Any
 
 TASK_ENV = "DEEPRESEARCH_TASK"
 BATCH_ENV = "DEEPRESEARCH_BATCH"
+CALL_ENV = "DEEPRESEARCH_CALL"  # the agent call's name (E1, E1.batch2 with batch_calls: per_batch)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from typing import Any
 from deepresearch.core.config import Config
 from deepresearch.core.effort import Limits, limits
 from deepresearch.core.errors import BudgetExhaustedError, StateError
-from deepresearch.core.files import atomic_write, file_lock
+from deepresearch.core.files import append_jsonl, atomic_write, file_lock
 from deepresearch.core.workspace import Workspace
 
 # Agent calls kept back from research so the report can still be written (synthesis and its repair).
@@ -122,8 +122,8 @@ class Budget:
     def record_call(self, entry: Mapping[str, Any]) -> None:
         """Append one agent call to the usage ledger."""
         self.workspace.private.mkdir(parents=True, exist_ok=True)
-        with self._lock, open(self.workspace.usage_ledger, "a", encoding="utf-8") as ledger:
-            ledger.write(json.dumps(dict(entry)) + "\n")
+        with self._lock:
+            append_jsonl(self.workspace.usage_ledger, dict(entry))  # not glued onto a line cut by a kill
             if self._calls is not None:
                 self._calls += 1
 

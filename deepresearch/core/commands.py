@@ -22,6 +22,9 @@ from deepresearch.core.files import write_if_changed
 from deepresearch.core.workspace import Workspace
 
 TOOLS = ("search", "archive")
+# What the tool scripts read from an agent's environment: the run folder and the run's tool service.
+WORKDIR_ENV = "DEEPRESEARCH_WORKDIR"
+SERVICE_ENV = "DEEPRESEARCH_SERVICE"
 
 
 @dataclass(frozen=True)

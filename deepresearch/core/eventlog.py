@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 
 from deepresearch.core.events import Event
-from deepresearch.core.files import read_jsonl
+from deepresearch.core.files import append_jsonl, read_jsonl
 from deepresearch.core.workspace import Workspace
 
 
@@ -31,8 +30,7 @@ class EventLog:
         self.workspace.logs.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(event.ts))
         with self._lock:
-            with open(self.workspace.events_jsonl, "a", encoding="utf-8") as jsonl:
-                jsonl.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
+            append_jsonl(self.workspace.events_jsonl, event.to_dict())
             with open(self.workspace.orchestrator_log, "a", encoding="utf-8") as log:
                 log.write(f"{stamp} {describe(event)}\n")
 

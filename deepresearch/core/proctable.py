@@ -31,9 +31,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from deepresearch.core.commands import WORKDIR_ENV
 from deepresearch.core.files import atomic_write
 
-WORKDIR_ENV = "DEEPRESEARCH_WORKDIR"
 _GONE_WAIT = 3.0  # seconds to wait for a killed process to disappear
 
 

@@ -57,12 +57,12 @@ class SandboxStatus:
     detail: str  # its version, or what failed
 
     def problem(self) -> tuple[str, str] | None:
-        """(problem, fix) when the sandbox cannot be used."""
+        """(what is wrong, fix) when the sandbox cannot be used; what follows depends on the mode."""
         if self.executable is None:
-            return "bubblewrap is not installed: agents run without an OS sandbox", INSTALL_HINT
+            return "bubblewrap is not installed", INSTALL_HINT
         if not self.works:
             return (
-                f"bubblewrap cannot create a sandbox here ({self.detail}): agents run without one",
+                f"bubblewrap cannot create a sandbox here ({self.detail})",
                 "allow unprivileged user namespaces (e.g. sysctl kernel.unprivileged_userns_clone=1, "
                 "or an AppArmor profile for bwrap on Ubuntu 24.04+), or set sandbox: off to silence this",
             )
@@ -109,6 +109,12 @@ def decide(mode: str, status: SandboxStatus) -> bool:
         assert problem is not None
         raise ConfigError("sandbox", "configuration", f"is bwrap, but {problem[0]}", hint=problem[1])
     return False
+
+
+def auto_warning(mode: str, status: SandboxStatus) -> tuple[str, str] | None:
+    """(problem, fix) to warn about when `sandbox: auto` runs agents unconfined, else None."""
+    problem = status.problem() if mode == SandboxMode.AUTO else None
+    return (f"{problem[0]}: agents run without an OS sandbox", problem[1]) if problem else None
 
 
 def confine(bwrap: str, confinement: Confinement, argv: Sequence[str]) -> list[str]:

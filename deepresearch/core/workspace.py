@@ -1,4 +1,4 @@
-"""The workspace layout (DESIGN.md §3): every path a run reads or writes, in one place."""
+"""The workspace layout (docs/architecture.md: The workspace): every path a run reads or writes, in one place."""
 
 from __future__ import annotations
 

@@ -22,15 +22,14 @@ class SandboxCheck:
     status: sandbox.SandboxStatus
     used: bool  # a run would confine its agents
     error: str = ""  # `sandbox: bwrap` that a run would refuse
+    fix: str = ""  # what to do about `error`
 
     def problems(self) -> list[tuple[str, str]]:
         """(problem, fix) pairs."""
         if self.error:
-            return [(self.error, sandbox.INSTALL_HINT)]
-        problem = self.status.problem()
-        if self.mode == sandbox.SandboxMode.AUTO and problem is not None:
-            return [problem]
-        return []
+            return [(self.error, self.fix or sandbox.INSTALL_HINT)]
+        warning = sandbox.auto_warning(self.mode, self.status)
+        return [warning] if warning is not None else []
 
     @property
     def summary(self) -> str:
@@ -39,6 +38,8 @@ class SandboxCheck:
             return f"agents run in bubblewrap ({self.status.detail}; sandbox: {self.mode})"
         if self.mode == sandbox.SandboxMode.OFF:
             return "off (sandbox: off): agents run unconfined, behind their CLIs' own rules only"
+        if self.error:
+            return f"not available ({self.status.detail}): a run refuses to start (sandbox: {self.mode})"
         return f"not available ({self.status.detail}): agents run behind their CLIs' own rules only"
 
 
@@ -48,7 +49,7 @@ def check_sandbox(config: Config, probe: Callable[[], sandbox.SandboxStatus] = s
     try:
         used = sandbox.decide(config.sandbox, status)
     except ConfigError as exc:
-        return SandboxCheck(config.sandbox, status, False, exc.message)
+        return SandboxCheck(config.sandbox, status, False, exc.message, exc.hint or "")
     return SandboxCheck(config.sandbox, status, used)
 
 

@@ -165,6 +165,8 @@ def _join_ranges(text: str, raws: list[_Raw]) -> list[_Raw]:
             continue
         if (a.unit and b.unit and a.unit != b.unit) or (a.scale and b.scale and a.scale != b.scale):
             continue  # "12% to $4.2 billion": two quantities, not a range
+        if _is_year(a, text) and a.digits[0].value > b.digits[-1].value:
+            continue  # "rose in 2023 to 5 GW": a year, then a value (a range from a year would ascend)
         scale, unit = a.scale or b.scale, b.unit or a.unit
         out[i] = replace(a, scale=a.scale or scale, unit=a.unit or unit)
         out[i + 1] = replace(b, scale=b.scale or scale, unit=b.unit or unit)

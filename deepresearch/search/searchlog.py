@@ -7,13 +7,12 @@ can be checked against the batch log it writes (pipeline/batchcheck.py reads the
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from deepresearch.core.attribution import BY_HAND, Attribution
-from deepresearch.core.files import file_lock, read_jsonl
+from deepresearch.core.files import append_jsonl, file_lock, read_jsonl
 from deepresearch.core.workspace import Workspace
 from deepresearch.search.model import SearchResult
 
@@ -44,12 +43,12 @@ def append_results(
     if not rows:
         return
     stamp = {"time": when.isoformat(timespec="seconds"), "cached": cached}
-    lines = [json.dumps({**row, **stamp, **extra}, ensure_ascii=False) for row in rows]
     path = workspace.search_log
     path.parent.mkdir(parents=True, exist_ok=True)
-    # Concurrent executors append here: one locked write keeps each search's lines together.
-    with file_lock(path), path.open("a", encoding="utf-8") as handle:
-        handle.write("\n".join(lines) + "\n")
+    # Concurrent executors append here: the lock keeps each search's lines together.
+    with file_lock(path):
+        for row in rows:
+            append_jsonl(path, {**row, **stamp, **extra})
 
 
 def read_search_log(workspace: Workspace) -> list[dict[str, Any]]:

@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from deepresearch.core.commands import SERVICE_ENV
 from deepresearch.service.address import reachable
 from deepresearch.service.protocol import Caller, ProtocolError, ToolRequest, read_answer, read_line
 
-SERVICE_ENV = "DEEPRESEARCH_SERVICE"
 CONNECT_TIMEOUT = 5.0
 ANSWER_TIMEOUT = 3600.0  # an archive of many slow pages; the agent's own timeout comes first
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from deepresearch.core.attribution import BATCH_ENV, TASK_ENV, Attribution
+from deepresearch.core.attribution import BATCH_ENV, CALL_ENV, TASK_ENV, Attribution
 from deepresearch.core.errors import DeepResearchError, ExitCode
 from deepresearch.core.workspace import Workspace
 
@@ -46,7 +46,7 @@ class Caller:
         """Attribution set by the agent runner (DEEPRESEARCH_TASK, DEEPRESEARCH_CALL) and the
         command's `--batch` (DEEPRESEARCH_BATCH); with `batch_calls: per_batch` a call named
         `E1.batch2` is batch 2. No batch is claimed when none is known."""
-        call = environ.get("DEEPRESEARCH_CALL", "")
+        call = environ.get(CALL_ENV, "")
         task = environ.get(TASK_ENV, "")
         given = environ.get(BATCH_ENV, "")
         found = _BATCH.search(call)

@@ -15,12 +15,12 @@ stopped answering (its socket file removed, its thread gone), so the next agent 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import secrets
 import socket
 import threading
 import time
+from dataclasses import asdict
 from datetime import date
 from pathlib import Path
 from types import TracebackType
@@ -31,6 +31,7 @@ from deepresearch.core.budget import Budget
 from deepresearch.core.config import Config
 from deepresearch.core.errors import DeepResearchError, ToolServiceError, UsageError
 from deepresearch.core.events import EventSink, Notice
+from deepresearch.core.files import append_jsonl
 from deepresearch.core.workspace import Workspace
 from deepresearch.search.service import run_search
 from deepresearch.service.address import reachable
@@ -211,7 +212,7 @@ class ToolService:
         except ProtocolError as exc:
             return failure(UsageError(f"the tool service could not read the request: {exc}"))
         started = time.monotonic()
-        entry: dict[str, Any] = {"op": request.op, **_caller(request.caller)}
+        entry: dict[str, Any] = {"op": request.op, **asdict(request.caller)}
         entry.update({"urls": list(request.urls)} if request.op == "archive" else {"query": request.query})
         try:
             self._check_workspace(request)
@@ -256,12 +257,12 @@ class ToolService:
 
     # --- the orchestrator's own use --------------------------------------------------------------
 
-    def archive(self, urls: list[str], caller: Caller | None = None) -> list[SourceRecord]:
+    def archive(self, urls: list[str]) -> list[SourceRecord]:
         """Archive `urls` with the run's browser (the orchestrator's cited-but-not-archived URLs)."""
         started = time.monotonic()
         records, _ = self._archive(urls, False, False)
         ids = [r.id or f"failed: {r.error}" for r in records]
-        entry = {"op": "archive", **_caller(caller or Caller(call="orchestrator")), "urls": urls, "ids": ids}
+        entry = {"op": "archive", **asdict(Caller(call="orchestrator")), "urls": urls, "ids": ids}
         self._log({**entry, "ok": True, "seconds": _since(started)})
         return records
 
@@ -289,15 +290,9 @@ class ToolService:
         return self._archiver.launches if self._archiver is not None else 0
 
     def _log(self, entry: dict[str, Any]) -> None:
-        line = json.dumps({"ts": round(time.time(), 3), **entry}, ensure_ascii=False) + "\n"
         with self._log_lock:
             self.workspace.tools_log.parent.mkdir(parents=True, exist_ok=True)
-            with self.workspace.tools_log.open("a", encoding="utf-8") as handle:
-                handle.write(line)
-
-
-def _caller(caller: Caller) -> dict[str, Any]:
-    return {"task": caller.task, "batch": caller.batch, "call": caller.call}
+            append_jsonl(self.workspace.tools_log, {"ts": round(time.time(), 3), **entry})
 
 
 def _since(started: float) -> float:

@@ -189,7 +189,11 @@ class Archiver:
     async def _build(self, url: str, target: Target, shots: tuple[bool, bool]) -> Built:
         """Fetch and read one target by its route (blocking work in worker threads)."""
         if target.route is Route.LOCAL and not self.local_files:
-            raise FetchFailure(UNSUPPORTED, f"{url}: local files are archived only by `deepresearch archive`")
+            raise FetchFailure(
+                UNSUPPORTED,
+                f"{url}: local files are not archived during research (a person runs `deepresearch "
+                "archive PATH`, or lists them under `documents:` to have them archived before it starts)",
+            )
         if target.route is not Route.WEB:
             return built_special(await asyncio.to_thread(archive_special, target, self._tools()))
         fetched, fallback = await self._fetch(url, shots)

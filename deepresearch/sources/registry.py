@@ -1,4 +1,4 @@
-"""The workspace's source registry: the one allocator of global source IDs (DESIGN.md §6).
+"""The workspace's source registry: the one allocator of global source IDs (docs/architecture.md: Layers, sources).
 
 `.deepresearch/sources.jsonl` is append-only JSON lines, written only while holding an exclusive
 `flock` on a sidecar lock file, because several `deepresearch archive` processes (one per parallel

@@ -1,4 +1,4 @@
-"""Evidence weight W = 0.6·authority + 0.4·recency (DESIGN.md §6): pure functions, no I/O.
+"""Evidence weight W = 0.6·authority + 0.4·recency (docs/architecture.md: Layers, sources): pure functions, no I/O.
 
 Authority by source type, raised by the domain when it is plainly official or a journal:
 official (.gov, .gov.xx, .mil, .edu, .ac.xx, .int, gov.uk, europa.eu, intergovernmental bodies) 1.0;
@@ -129,7 +129,7 @@ def authority(source_type: str, url: str) -> float:
         score = max(score, TYPE_AUTHORITY["official"])
     elif _on(_host(url), _JOURNAL_DOMAINS):
         score = max(score, TYPE_AUTHORITY["peer-reviewed"])
-    if is_preprint(url):
+    if is_preprint(url) or source_type == "preprint":  # a preprint's DOI resolves on doi.org too
         score = min(score, PREPRINT_CAP)
     return score
 

@@ -1,4 +1,4 @@
-"""The task.md model: pure data, no I/O (DESIGN.md §4).
+"""The task.md model: pure data, no I/O (docs/architecture.md: task.md).
 
 `TaskDoc` is the whole document. The parser builds it from text, the writer renders it back, the
 orchestrator is the only code that mutates it and saves it. IDs are global and never renumbered.

@@ -81,6 +81,40 @@ def test_agents_never_get_the_tools_secrets_or_the_users_agent_sockets(tmp_path:
     assert env["DEEPRESEARCH_WORKDIR"] == str(runner.workspace.root)
 
 
+class RestartingService:
+    """A service that a retry finds restarted: each address() is a new socket."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def address(self) -> str:
+        self.asked += 1
+        return f"/run/socket-{self.asked}"
+
+
+FAILS_ONCE = """
+import json, os, sys
+out, marker = sys.argv[1], sys.argv[1] + ".tried"
+if not os.path.exists(marker):
+    open(marker, "w").close()
+    sys.stderr.write("Error: 429 Too Many Requests (rate limit)\\n")
+    sys.exit(1)
+open(out, "w").write(json.dumps({"env": dict(os.environ)}))
+"""
+
+
+def test_a_retry_asks_the_service_again_so_a_service_that_died_is_restarted_first(tmp_path: Path) -> None:
+    runner, _ = runner_for(
+        tmp_path, {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, sandbox="off", retries=1
+    )
+    (runner.workspace.root / "agent.py").write_text(FAILS_ONCE)
+    runner.sleep = lambda _seconds: None  # the backoff (the clock is the one thing mocked)
+    service = runner.tool_service = RestartingService()
+    env = call(runner)["env"]
+    assert isinstance(env, dict)
+    assert service.asked == 2 and env["DEEPRESEARCH_SERVICE"] == "/run/socket-2"
+
+
 def test_every_search_provider_key_is_kept_from_agents() -> None:
     keys = {cls.key_env for cls in PROVIDER_CLASSES.values() if cls.key_env}
     assert keys <= set(TOOL_SECRETS)

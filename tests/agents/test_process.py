@@ -111,6 +111,9 @@ def test_the_usage_ledger_counts_every_call_even_one_cut_short(tmp_path: Path) -
     # The hard cap and the budget rules read the same count.
     budget = Budget(workspace, Config(max_agent_calls=3))
     assert budget.calls_made() == 3 and budget.spent().agent_calls == 3
+    # The next call after the crash goes on a line of its own: both counted, its cost read.
+    budget.record_call({"cost_usd": 1.0})
+    assert read_ledger(workspace.usage_ledger) == (4, 1.25) and budget.calls_made() == 4
 
 
 # An "orchestrator" that starts agents from worker threads (as the execute phase does), while other

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from deepresearch.core.errors import ExitCode
 from tests.helpers import REPO, PageServer, write_scenario, write_workspace_config
 
 OPTIONS = ["-p", "--prompt", "-f", "--file", "-o", "--workdir", "--agent", "--model", "--max-rounds",
@@ -29,8 +30,11 @@ def test_help_lists_every_option_and_examples(tmp_path: Path, clean_env: dict[st
     for option in OPTIONS:
         assert option in proc.stdout, option
     assert "Examples:" in proc.stdout and "Exit codes:" in proc.stdout
-    for command in ("archive", "search", "check"):
+    for command in ("archive", "search", "check", "batch", "doctor"):
         assert command in proc.stdout
+    codes = " ".join(proc.stdout.split("Exit codes:")[1].split())  # rich may wrap the paragraph
+    for code in ExitCode:
+        assert f" {code.value} " in f" {codes}", f"exit code {code.value} ({code.name}) is not explained"
 
 
 def test_version(tmp_path: Path, clean_env: dict[str, str]) -> None:

@@ -280,3 +280,19 @@ def test_without_bubblewrap_doctor_says_how_to_get_it(
     (tmp_path / "deepresearch.yaml").write_text(yaml.safe_dump({"sandbox": "bwrap"}))
     strict = doctor_cli(["-o", str(tmp_path)], bare, tmp_path)
     assert "sandbox: is bwrap, but bubblewrap is not installed" in strict.stdout  # what a run would refuse
+
+
+def test_a_bubblewrap_that_cannot_create_namespaces_gets_the_namespace_fix_not_an_install_hint(
+    tmp_path: Path, bin_dir: Path, env: dict[str, str]
+) -> None:
+    install_mixed(bin_dir)
+    bwrap = bin_dir / "bwrap"  # installed, but the kernel refuses it user namespaces
+    bwrap.write_text("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n")
+    bwrap.chmod(0o755)
+    bare = {**env, "PATH": str(bin_dir)}
+    (tmp_path / "deepresearch.yaml").write_text(yaml.safe_dump({"sandbox": "bwrap"}))
+    out = doctor_cli(["-o", str(tmp_path)], bare, tmp_path).stdout
+    assert "sandbox: is bwrap, but bubblewrap cannot create a sandbox here" in out
+    assert "unprivileged user namespaces" in out and "install bubblewrap" not in out
+    assert "agents run without" not in out and "their CLIs' own rules only" not in out
+    assert "a run refuses to start (sandbox: bwrap)" in out  # what a run does instead

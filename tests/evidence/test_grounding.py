@@ -38,6 +38,8 @@ PAIRS: list[tuple[str, str, list[str]]] = [
     ("Budget of €4–5 billion.", "A budget of 4 to 5 billion euros.", []),
     ("Sales rose 12% to $4.2 billion.", "Sales grew 12 percent, reaching US$ 4.2bn.", []),  # not a range
     ("Sales rose 12% to $4.2 billion.", "Sales grew 12 percent to 4.2 billion yuan.", ["$4.2 billion"]),
+    ("Capacity rose in 2023 to 5 GW.", "Capacity reached 5 GW last year.", []),  # a year, not 2023 GW
+    ("Output grew from 2000 to 3000 MW.", "Output reached 3,000 MW.", ["2000"]),  # a range: both MW
     # the example: a forecast whose quote has none of its numbers
     (
         "10 GW by 2025 (low 4 GW, high 14 GW).",

@@ -39,7 +39,7 @@ def test_an_uncited_number_of_a_suspicious_source_is_reported_at_its_line() -> N
     found = suspicious(report)
     assert [line for line, _ in found] == [5]
     message = found[0][1]
-    assert "states 9.9, a number from [S01], a source flagged suspicious" in message
+    assert "states 9.9 GW, a number from [S01], a source flagged suspicious" in message
     assert "cite [S01] where the number is stated" in message
 
 
@@ -58,3 +58,15 @@ def test_a_report_without_suspicious_sources_is_not_checked_for_them() -> None:
         source.flags = []
     found = check_report("# A\n\nCapacity was 9.9 GW [S02].\n", clean, Path("/nonexistent"))
     assert not [v for v in found if v.kind == "suspicious_number"]
+
+
+def test_the_same_quantity_in_another_unit_is_the_same_number_and_sections_are_not_numbers() -> None:
+    report = "# Capacity\n\nSee Section 3.8 for the method [S02]. Some say 9,900 MW were installed [S02].\n"
+    found = suspicious(report)
+    assert len(found) == 1 and "states 9,900 MW, a number from [S01]" in found[0][1]
+
+
+def test_a_sentence_repeated_in_a_paragraph_is_reported_at_each_of_its_lines() -> None:
+    sentence = "Capacity may be 9.9 GW [S02]."
+    report = f"# Capacity\n\n{sentence}\nOfficial statistics agree on 3.8 GW [S02].\n{sentence}\n"
+    assert [line for line, _ in suspicious(report)] == [3, 5]

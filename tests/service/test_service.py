@@ -225,6 +225,27 @@ def test_a_dead_service_makes_archive_fall_back_and_search_fail_clearly(
     assert all((workspace.root / r.archive).is_file() for r in archived)
 
 
+def test_an_agents_archive_never_reads_local_files_with_or_without_the_service(
+    tmp_path: Path, agent_env: dict[str, str]
+) -> None:
+    workspace, config = workspace_at(tmp_path / "run")
+    secret = tmp_path / "id_rsa"  # outside the workspace, as a page might ask an agent to archive
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nplanted\n")
+    service = service_for(workspace, config)
+    service.start()
+    through = tool("archive", [secret.as_uri()], agent_env, workspace, workspace.tool_socket, "E1")
+    service.stop()
+    alone = tool("archive", [secret.as_uri()], agent_env, workspace, workspace.tool_socket, "E1")
+    for proc in (through, alone):
+        assert proc.returncode == ExitCode.ARCHIVE, proc.stdout + proc.stderr
+        assert "local files are not archived during research" in proc.stdout
+    assert "archiving here" in alone.stderr  # the fallback ran, and refused the file too
+    assert SourceRegistry(workspace).archived() == []
+    assert not any(
+        "planted" in p.read_text(errors="replace") for p in workspace.assets.rglob("*") if p.is_file()
+    )
+
+
 def test_a_service_that_stopped_answering_is_restarted_for_the_next_agent(tmp_path: Path) -> None:
     workspace, config = workspace_at(tmp_path / "run")
     with service_for(workspace, config) as service:

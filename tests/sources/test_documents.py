@@ -167,6 +167,6 @@ def test_the_orchestrator_never_pulls_in_a_local_file_an_agent_cites(
     assert (
         not record.ok
         and record.error == UNSUPPORTED
-        and "archived only by `deepresearch archive`" in record.message
+        and "local files are not archived during research" in record.message
     )
     assert not [p for p in (workspace.root / "assets").rglob("*") if p.is_file()]

@@ -19,6 +19,7 @@ from deepresearch.sources.positions import Position, PositionKind
 from deepresearch.sources.quote_place import quote_position
 from deepresearch.sources.record import EMPTY, SourceRecord
 from deepresearch.state.model import Fact
+from tests.helpers import skip_without_browser
 from tests.sources.conftest import REPO, cli, make_config
 from tests.sources.services import (
     ABSTRACT,
@@ -192,7 +193,7 @@ def test_doi_landing_page_is_loaded_by_the_browser_from_the_worker_thread(
     with Archiver(workspace, make_config(source_base_urls=bases), environ={}) as archiver:
         record = archiver.archive(f"doi:{OPEN_DOI}")
         if archiver.browser_unavailable:
-            pytest.skip(f"no Chromium can be launched here: {archiver.browser_unavailable}")
+            skip_without_browser(f"no Chromium can be launched here: {archiver.browser_unavailable}")
     assert record.ok and record.pdf_url.endswith("/files/open.pdf") and not record.fallback
     assert "Chrome/" in services.agents[f"/landing/{OPEN_DOI}"]  # rendered by Chromium, not urllib
     assert "Chrome/" not in services.agents["/files/open.pdf"]  # PDFs and APIs: plain HTTP

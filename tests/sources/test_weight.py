@@ -32,6 +32,8 @@ TODAY = date(2026, 11, 20)
         ("unknown", "https://doi.org/10.1000/xyz", 0.9),
         ("unknown", "https://www.nature.com/articles/x", 0.9),
         ("peer-reviewed", "https://arxiv.org/abs/2401.00001", 0.8),  # preprints are capped
+        ("preprint", "https://doi.org/10.1101/2024.01.01.123456", 0.8),  # a preprint's DOI too
+        ("preprint", "https://www.nature.com/articles/x", 0.8),  # metadata said posted-content
         ("industry", "https://www.mckinsey.com/x", 0.8),
         ("news", "https://www.reuters.com/x", 0.7),
         ("blog", "https://someone.substack.com/p/x", 0.5),
