@@ -91,10 +91,11 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def append_jsonl(path: Path, data: dict[str, Any]) -> None:
-    """Append `data` as one JSON line, on a line of its own even when a killed writer left the last
-    line unfinished. Callers that share the file between processes hold its `file_lock`."""
-    line = json.dumps(data, ensure_ascii=False) + "\n"
+def append_jsonl(path: Path, *records: dict[str, Any]) -> None:
+    """Append each record as one JSON line, in one write, on lines of their own even when a killed
+    writer left the last line unfinished. Callers that share the file between processes hold its
+    `file_lock`."""
+    line = "".join(json.dumps(data, ensure_ascii=False) + "\n" for data in records)
     with open(path, "ab+") as handle:
         handle.seek(0, 2)
         if handle.tell() > 0:

@@ -47,8 +47,7 @@ def append_results(
     path.parent.mkdir(parents=True, exist_ok=True)
     # Concurrent executors append here: the lock keeps each search's lines together.
     with file_lock(path):
-        for row in rows:
-            append_jsonl(path, {**row, **stamp, **extra})
+        append_jsonl(path, *({**row, **stamp, **extra} for row in rows))
 
 
 def read_search_log(workspace: Workspace) -> list[dict[str, Any]]:
