@@ -1,4 +1,5 @@
-"""The workspace layout (docs/architecture.md: The workspace): every path a run reads or writes, in one place."""
+"""The workspace layout (docs/architecture.md: The workspace): every path a run reads or writes, in
+one place."""
 
 from __future__ import annotations
 

@@ -4,9 +4,9 @@ A source flagged suspicious (instruction-like text aimed at AI agents, sources/i
 still be quoted, but the reader must see where its numbers come from: in a real run an injected
 figure leaked, uncited, into "figures in circulation range from 3.8 to 9.9 GW". So for every number
 written in a fact that cites a suspicious source (statement or quote, read as claims by
-`evidence.quantities`: units normalised, so 9,900 MW is 9.9 GW; years, sections and references left out), a sentence of the report that states the same
-number must cite that source, or cite another source whose own facts state the number (then the
-number does not rest on the suspicious page alone).
+`evidence.quantities`: units normalised, so 9,900 MW is 9.9 GW; years, sections and references left
+out), a sentence of the report that states the same number must cite that source, or cite another
+source whose own facts state the number (then the number does not rest on the suspicious page alone).
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""One archived (or failed) source, as stored in the workspace's source registry (docs/architecture.md: Layers, sources)."""
+"""One archived (or failed) source, as stored in the workspace's source registry.
+
+(docs/architecture.md: Layers, sources.)"""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The workspace's source registry: the one allocator of global source IDs (docs/architecture.md: Layers, sources).
+"""The workspace's source registry: the one allocator of global source IDs (docs/architecture.md:
+Layers, sources).
 
 `.deepresearch/sources.jsonl` is append-only JSON lines, written only while holding an exclusive
 `flock` on a sidecar lock file, because several `deepresearch archive` processes (one per parallel

@@ -1,4 +1,5 @@
-"""Evidence weight W = 0.6·authority + 0.4·recency (docs/architecture.md: Layers, sources): pure functions, no I/O.
+"""Evidence weight W = 0.6·authority + 0.4·recency (docs/architecture.md: Layers, sources): pure
+functions, no I/O.
 
 Authority by source type, raised by the domain when it is plainly official or a journal:
 official (.gov, .gov.xx, .mil, .edu, .ac.xx, .int, gov.uk, europa.eu, intergovernmental bodies) 1.0;

@@ -1,4 +1,5 @@
-"""Parse task.md text into a `TaskDoc` (docs/architecture.md: task.md): forgiving about form, strict about meaning.
+"""Parse task.md text into a `TaskDoc` (docs/architecture.md: task.md): forgiving about form, strict
+about meaning.
 
 Layout: YAML front matter between `---` lines, then the sections, each opened by a line
 `## <Heading>` with one of the contract's headings (any order, case-insensitive). Only those headings

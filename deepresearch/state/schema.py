@@ -1,4 +1,5 @@
-"""The task.md contract in data (docs/architecture.md: task.md): section headings, table columns, ID forms, line map.
+"""The task.md contract in data (docs/architecture.md: task.md): section headings, table columns, ID
+forms, line map.
 
 The parser, the writer and the validator all read this one description, so a column added here is
 read, written and checked everywhere at once.
