@@ -23,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from deepresearch.evidence.grounding import missing_numbers
+from deepresearch.evidence.number_match import missing_numbers
 from deepresearch.report.blocks import body_blocks
-from deepresearch.report.grounding import number_violations
+from deepresearch.report.number_check import number_violations
 from deepresearch.sources.copies import CopyIndex, sketch
 from deepresearch.state import model as m
 

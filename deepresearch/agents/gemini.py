@@ -54,6 +54,7 @@ from deepresearch.agents.parsing import (
     sum_counts,
 )
 from deepresearch.core.files import write_if_changed
+from deepresearch.core.workspace import Workspace
 
 WRITE_TOOLS = ("write_file", "replace")
 WEB_TOOLS = ("web_fetch", "google_web_search")
@@ -107,7 +108,7 @@ class GeminiBackend:
         _fill_policies(policy_folder(request), role_policy(request), _gemini_dir(base) / "policies")
         vertex = base.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in ("1", "true")
         if base.get("GOOGLE_GEMINI_BASE_URL") and base.get("GEMINI_API_KEY") and not vertex:
-            home = request.workdir / ".deepresearch" / "gemini" / "home"
+            home = Workspace(request.workdir).gemini_private / "home"
             settings = endpoint_settings(_read_json(_gemini_dir(base) / "settings.json"))
             write_if_changed(home / ".gemini" / "settings.json", json.dumps(settings, indent=2) + "\n")
             env["GEMINI_CLI_HOME"] = str(home)
@@ -167,7 +168,7 @@ class GeminiBackend:
 
 def policy_folder(request: AgentRequest) -> Path:
     """The policy folder of one call: the role's rules plus copies of the user's policies."""
-    return request.workdir / ".deepresearch" / "gemini" / "policies" / request.label
+    return Workspace(request.workdir).gemini_private / "policies" / request.label
 
 
 def _rule(tools: tuple[str, ...], decision: str, priority: int, **match: str | list[str]) -> str:

@@ -104,6 +104,16 @@ class Workspace:
     def browser_profile(self) -> Path:
         return self.private / "browser-profile"
 
+    @property
+    def support_verdicts(self) -> Path:
+        """The verifier's verdicts on report sentences, by sentence hash (JSON)."""
+        return self.private / "support.json"
+
+    @property
+    def gemini_private(self) -> Path:
+        """gemini's per-call policy folders (`policies/<label>/`) and, with a custom endpoint, its home."""
+        return self.private / "gemini"
+
     def asset_dir(self, kind: str) -> Path:
         """assets/<kind>/ for one of ASSET_KINDS."""
         if kind not in ASSET_KINDS:

@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from deepresearch.core.files import atomic_write
+from deepresearch.core.workspace import Workspace
 from deepresearch.state.model import Support
-
-FILE_NAME = "support.json"
 
 
 def claim_key(sentence: str) -> str:
@@ -46,7 +45,7 @@ class SupportStore:
     """Reads and writes the verdicts of one workspace (`<root>/.deepresearch/support.json`)."""
 
     def __init__(self, workspace_root: Path) -> None:
-        self.path = workspace_root / ".deepresearch" / FILE_NAME
+        self.path = Workspace(workspace_root).support_verdicts
 
     def load(self) -> SupportRecord:
         """The stored verdicts (none when the file is absent or unreadable: nothing was checked)."""

@@ -7,9 +7,9 @@ report = insert_figures(report, outcome.figures)
 problems = check_figures(report, load_figures(root), root)
 """
 
-from deepresearch.figures.grounding import Grounding, ground_figure
 from deepresearch.figures.place import check_figures, figure_markdown, figure_references, insert_figures
 from deepresearch.figures.plan import AcceptedFigure, FigurePlan, RejectedFigure, plan_figures
+from deepresearch.figures.point_grounding import Grounding, ground_figure
 from deepresearch.figures.records import RenderedFigure, load_figures, save_figures
 from deepresearch.figures.render import FigureRenderError, RenderOutcome, render_figure, render_figures
 from deepresearch.figures.spec import ChartType, FigureSpec, ParsedCharts, Point, Series, parse_charts

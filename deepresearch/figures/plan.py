@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from deepresearch.figures.grounding import ground_figure
+from deepresearch.figures.point_grounding import ground_figure
 from deepresearch.figures.spec import FigureSpec, ParsedCharts
 from deepresearch.state.model import TaskDoc
 

@@ -14,7 +14,7 @@ The chart-planning agent writes `logs/charts_result.md`: Markdown holding a ```y
           - {x: 2022, value: 10.5, fact: Fact-004}
 
 A point has `label` (or `x`), `value` (or `y`) and `fact` (one fact ID, or a list of them). Nothing
-in the file is ever executed: it is data, validated here and grounded in `grounding.py`.
+in the file is ever executed: it is data, validated here and grounded in `point_grounding.py`.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from deepresearch.contracts.execute import ExecutorOutput
 from deepresearch.core.events import Notice
 from deepresearch.pipeline.context import RunContext
-from deepresearch.pipeline.grounding import ground_fact, registered
+from deepresearch.pipeline.fact_grounding import ground_fact, registered
 from deepresearch.sources.api import archive_missing, mark_abstract_only, record_to_source
 from deepresearch.sources.injection import SUSPICIOUS
 from deepresearch.sources.record import SourceRecord

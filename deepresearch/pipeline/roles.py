@@ -24,7 +24,7 @@ from deepresearch.evidence.support import Verdict
 from deepresearch.figures import FigurePlan, RenderedFigure, parse_charts, plan_figures
 from deepresearch.pipeline.checks import CheckResult, check_analysis
 from deepresearch.pipeline.context import RunContext
-from deepresearch.pipeline.grounding import findings_check
+from deepresearch.pipeline.fact_grounding import findings_check
 
 T = TypeVar("T")
 Parser = Callable[[Path], tuple[T | None, list[str]]]
@@ -95,7 +95,7 @@ PLANNER: RoleSpec[PlanOutput] = RoleSpec(
 SUPERVISOR: RoleSpec[dict[str, str]] = RoleSpec(
     Role.SUPERVISOR, "supervisor", "supervisor", lambda c, s: lambda p: parse_briefs(p, list(s.task_ids))
 )
-# A fact whose statement gives a number its quote lacks goes back once (pipeline/grounding.py).
+# A fact whose statement gives a number its quote lacks goes back once (pipeline/fact_grounding.py).
 EXECUTOR: RoleSpec[ExecutorOutput] = RoleSpec(
     Role.EXECUTOR, "executor", "executor",
     lambda c, s: lambda p: parse_executor(p, s.task_id, [d.id for d in c.doc.dimensions]),

@@ -21,7 +21,7 @@ Rules (the References and Verification sections, code blocks and code spans are 
   whole list, a whole table, a whole quote) cites at least one source of every side (each fact of
   the conflict is a side; a copy of a source's text stands for that source). Citing both sides in one place is how code can tell the conflict is
   discussed rather than each side merely used.
-- ungrounded_number: a number that no fact cited in its paragraph states or derives (grounding.py).
+- ungrounded_number: a number that no fact cited in its paragraph states or derives (number_check.py).
 - unsupported_claim: a cited sentence that the verifier role judged unsupported by the facts it
   cites (its verdicts are read from the workspace: evidence/support.py; claims.py).
 - suspicious_number: a sentence states a number from a source flagged suspicious (it addresses AI
@@ -39,7 +39,7 @@ from deepresearch.report.archives import ArchiveState, archive_status, normalize
 from deepresearch.report.blocks import Block, body_blocks
 from deepresearch.report.citations import CitationGroup, block_groups
 from deepresearch.report.claims import unsupported_violations
-from deepresearch.report.grounding import number_violations
+from deepresearch.report.number_check import number_violations
 from deepresearch.report.sentences import citations_needed, count_sentences, makes_claims
 from deepresearch.report.suspicious import suspicious_number_violations
 from deepresearch.report.violation import Violation, format_violation

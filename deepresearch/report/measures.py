@@ -16,7 +16,7 @@ from pathlib import Path
 from deepresearch.evidence.support import SupportRecord, SupportStore
 from deepresearch.report.blocks import body_blocks
 from deepresearch.report.claims import SupportCounts, support_counts
-from deepresearch.report.grounding import judge_numbers
+from deepresearch.report.number_check import judge_numbers
 from deepresearch.state.model import TaskDoc, Verified
 
 

@@ -14,7 +14,7 @@ from urllib.parse import quote, urlsplit
 from deepresearch.report.archives import archive_path
 from deepresearch.sources.positions import Position, PositionKind
 from deepresearch.sources.quote_place import quote_position
-from deepresearch.sources.special import read_header
+from deepresearch.sources.specialist_store import read_header
 from deepresearch.state.model import Fact, Source, Verified
 
 HEADER_BYTES = 4096  # the header is the archive's first lines

@@ -3,8 +3,8 @@
 The public API: `run_search` (one search, as the CLI runs it). Searches are counted by `core.budget`.
 """
 
+from deepresearch.search.engine import SearchOutcome, SearchUnavailableError, run_search
 from deepresearch.search.model import Attempt, ErrorKind, ProviderError, SearchResult
-from deepresearch.search.service import SearchOutcome, SearchUnavailableError, run_search
 
 __all__ = [
     "Attempt",

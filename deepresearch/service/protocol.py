@@ -20,7 +20,7 @@ from deepresearch.core.errors import DeepResearchError, ExitCode
 from deepresearch.core.workspace import Workspace
 
 if TYPE_CHECKING:  # only their shapes: a thin client must not load the search stack to start
-    from deepresearch.search.service import SearchOutcome
+    from deepresearch.search.engine import SearchOutcome
     from deepresearch.sources.record import SourceRecord
 
 VERSION = 1

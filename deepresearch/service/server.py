@@ -33,7 +33,7 @@ from deepresearch.core.errors import DeepResearchError, ToolServiceError, UsageE
 from deepresearch.core.events import EventSink, Notice
 from deepresearch.core.files import append_jsonl
 from deepresearch.core.workspace import Workspace
-from deepresearch.search.service import run_search
+from deepresearch.search.engine import run_search
 from deepresearch.service.address import reachable
 from deepresearch.service.archiving import SharedArchiver
 from deepresearch.service.protocol import (

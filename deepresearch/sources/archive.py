@@ -39,7 +39,7 @@ from deepresearch.sources.record import BAD_URL, INTERNAL, UNSUPPORTED, SourceRe
 from deepresearch.sources.registry import SourceRegistry
 from deepresearch.sources.routes import Route, Target, recognise
 from deepresearch.sources.scholarly import landing_meta
-from deepresearch.sources.special import Tools
+from deepresearch.sources.specialist_store import Tools
 from deepresearch.sources.specialists import Built, archive_special, built_special, built_web, kind_of
 from deepresearch.sources.store import StoreContext
 

@@ -30,7 +30,7 @@ from deepresearch.sources.fetch import FetchFailure, decode_body
 from deepresearch.sources.pdf import pdf_text
 from deepresearch.sources.positions import chapter_marker
 from deepresearch.sources.record import BAD_URL, EMPTY, TOO_LARGE, UNSUPPORTED, SourceRecord
-from deepresearch.sources.special import SpecialSource, Tools
+from deepresearch.sources.specialist_store import SpecialSource, Tools
 from deepresearch.sources.weight import classify_source_type
 
 SUPPORTED = (".pdf", ".epub", ".docx", ".md", ".markdown", ".txt", ".text", ".html", ".htm")

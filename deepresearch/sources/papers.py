@@ -32,7 +32,7 @@ from deepresearch.sources.scholarly import (
     parse_unpaywall,
     unpaywall_url,
 )
-from deepresearch.sources.special import SpecialSource, Tools
+from deepresearch.sources.specialist_store import SpecialSource, Tools
 
 T = TypeVar("T")
 

@@ -16,7 +16,7 @@ from deepresearch.sources.fetch import Fetched
 from deepresearch.sources.positions import strip_markers
 from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.routes import Route, Target
-from deepresearch.sources.special import SpecialSource, Tools, store_special
+from deepresearch.sources.specialist_store import SpecialSource, Tools, store_special
 from deepresearch.sources.store import StoreContext, store_source
 
 _KINDS = {Route.ARXIV: "paper", Route.DOI: "paper", Route.YOUTUBE: "transcript", Route.LOCAL: "document"}

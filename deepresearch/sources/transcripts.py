@@ -44,7 +44,7 @@ from deepresearch.sources.record import (
     SourceRecord,
 )
 from deepresearch.sources.routes import youtube_url
-from deepresearch.sources.special import SpecialSource, Tools
+from deepresearch.sources.specialist_store import SpecialSource, Tools
 
 YOUTUBE = "https://www.youtube.com"
 LANGUAGES = {

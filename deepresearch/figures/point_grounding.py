@@ -1,6 +1,6 @@
 """Grounding: every number a figure draws must be written in the fact its point cites.
 
-A point's value (and a scatter point's x) must be found, by the rule in `numbers.py`, in the
+A point's value (and a scatter point's x) must be found, by the rule in `evidence/numbers.py`, in the
 statement or the quote of at least one fact the point cites; every cited fact must exist in
 task.md and cite a source, and none of its sources may be flagged suspicious (a page with
 instruction-like text aimed at AI agents: its numbers are never drawn). A figure's sources are the

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deepresearch.evidence.grounding import Pool, missing_numbers
+from deepresearch.evidence.number_match import Pool, missing_numbers
 from deepresearch.evidence.quantities import quantities
 
 # (statement, quote, the statement's numbers the quote does not ground — as written)

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 
-from deepresearch.evidence.grounding import Pool, found
+from deepresearch.evidence.number_match import Pool, found
 from deepresearch.evidence.quantities import Quantity, prepare, quantities
 from deepresearch.report.blocks import Block
 from deepresearch.report.citations import block_groups

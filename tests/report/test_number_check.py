@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from deepresearch.report.blocks import body_blocks
 from deepresearch.report.check import check_report
-from deepresearch.report.grounding import judge_numbers
+from deepresearch.report.number_check import judge_numbers
 from deepresearch.state.model import Fact, Verified
 from tests.report.conftest import Run
 

@@ -1,5 +1,5 @@
 """Is a fact verified? Its quote is in an archived source it cites, and every number its statement
-gives is in that quote or follows from the quote's numbers (evidence/grounding.py), or is written in
+gives is in that quote or follows from the quote's numbers (evidence/number_match.py), or is written in
 the archived text around the quote (`sources.quotes.PASSAGE_CHARS`, the archive's header left out).
 A found quote whose statement adds a number is `partial`.
 
@@ -17,7 +17,7 @@ from pathlib import Path
 from deepresearch.contracts.execute import ExecutorOutput
 from deepresearch.core.urls import normalize_url
 from deepresearch.core.workspace import Workspace
-from deepresearch.evidence.grounding import missing_numbers
+from deepresearch.evidence.number_match import missing_numbers
 from deepresearch.evidence.quantities import Quantity
 from deepresearch.pipeline.checks import CheckResult
 from deepresearch.report.check import Violation
