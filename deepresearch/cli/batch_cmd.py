@@ -7,16 +7,10 @@ import signal
 import sys
 from pathlib import Path
 from types import FrameType
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
-from deepresearch.batch.executors import make_executor
-from deepresearch.batch.jobs import read_batch_file
-from deepresearch.batch.scheduler import BatchOptions, BatchScheduler
-from deepresearch.batch.state import BatchState, JobStatus, batch_path
-from deepresearch.core.config import Config, apply_layer
 from deepresearch.core.errors import (
     BatchIncompleteError,
     BudgetExhaustedError,
@@ -24,8 +18,9 @@ from deepresearch.core.errors import (
     Interrupted,
     UsageError,
 )
-from deepresearch.ui.batch_live import BatchLiveDisplay
-from deepresearch.ui.batch_plain import BatchPlainDisplay
+
+if TYPE_CHECKING:
+    from deepresearch.batch.state import BatchState
 
 EPILOG = """\
 Examples:
@@ -84,6 +79,16 @@ def batch(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only problems and the summary.")] = False,
 ) -> None:
     """Run every question of FILE as its own research run; continue the batch when run again."""
+    # Imported when a batch runs: `--help` does not load the scheduler, Ray or the displays.
+    from rich.console import Console
+
+    from deepresearch.batch.executors import make_executor
+    from deepresearch.batch.jobs import read_batch_file
+    from deepresearch.batch.scheduler import BatchOptions, BatchScheduler
+    from deepresearch.batch.state import batch_path
+    from deepresearch.ui.batch_live import BatchLiveDisplay
+    from deepresearch.ui.batch_plain import BatchPlainDisplay
+
     settings = _settings(
         agent=agent, model=model, effort=effort, language=language, max_rounds=max_rounds,
         max_agent_calls=max_agent_calls, max_cost_usd=max_cost,
@@ -118,6 +123,8 @@ def batch(
 
 
 def _settings(**flags: Any) -> dict[str, Any]:
+    from deepresearch.core.config import Config, apply_layer
+
     given = {k: v for k, v in flags.items() if v is not None}
     config: Config = apply_layer(Config(), given, "command line")
     return {k: getattr(config, k) for k in given}
@@ -141,6 +148,8 @@ def _check_counts(
 
 def _raise_for(state: BatchState, job_ids: list[str]) -> None:
     """The batch's exit status: failures first, then a spent budget, then failed verifications."""
+    from deepresearch.batch.state import JobStatus
+
     records = [state.jobs[i] for i in job_ids]
     failed = [r.id for r in records if r.status is JobStatus.FAILED]
     if failed or state.problems:

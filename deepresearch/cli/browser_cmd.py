@@ -14,7 +14,6 @@ import typer
 
 from deepresearch.cli.tool_run import workspace_root
 from deepresearch.core.commands import WORKDIR_ENV
-from deepresearch.core.config import load_config
 from deepresearch.core.errors import ArchiveError, UsageError
 from deepresearch.core.workspace import Workspace
 
@@ -47,6 +46,8 @@ def login(
             "`browser login` opens a visible browser window, but there is no display (DISPLAY is not set)",
             hint="run it on a desktop session, or over `ssh -X`; archiving itself works without a display",
         )
+    from deepresearch.core.config import load_config
+
     config = load_config(root)
     profile = Workspace(root).browser_profile
     # Imported here: playwright loads only when a browser is really wanted.

@@ -6,18 +6,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from deepresearch.core.config import load_config
 from deepresearch.core.errors import CheckFailedError, UsageError
 from deepresearch.core.workspace import Workspace
-from deepresearch.figures import RenderedFigure, load_figures
-from deepresearch.report.check import format_violation
-from deepresearch.report.finalize import VerificationOutcome, verify_and_finalize
-from deepresearch.report.html import render_pdf
-from deepresearch.state.store import StateStore
+
+if TYPE_CHECKING:
+    from deepresearch.figures import RenderedFigure
+    from deepresearch.report.finalize import VerificationOutcome
 
 
 def register(app: typer.Typer) -> None:
@@ -41,6 +39,14 @@ def check(
     ] = False,
 ) -> None:
     """Check the report, rewrite it with References (and Verification), exit 8 if problems remain."""
+    # Imported here so that `deepresearch --help` does not load the report and figure machinery.
+    from deepresearch.core.config import load_config
+    from deepresearch.figures import load_figures
+    from deepresearch.report.check import format_violation
+    from deepresearch.report.finalize import verify_and_finalize
+    from deepresearch.report.html import render_pdf
+    from deepresearch.state.store import StateStore
+
     workspace = Workspace((workdir or Path.cwd()).resolve())
     report_text = _read_report(workspace)
     doc = StateStore(workspace).load()

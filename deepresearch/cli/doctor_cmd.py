@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from deepresearch.agents.base import PermissionProfile
 from deepresearch.core.errors import NoAgentError
-from deepresearch.doctor import AgentCheck, DoctorReport, run_doctor
-from deepresearch.doctor.checks import BrowserCheck, SearchCheck, WorkspaceCheck
-from deepresearch.doctor.security import SandboxCheck
+
+if TYPE_CHECKING:
+    from deepresearch.agents.base import PermissionProfile
+    from deepresearch.doctor import AgentCheck, DoctorReport
+    from deepresearch.doctor.checks import BrowserCheck, SearchCheck, WorkspaceCheck
+    from deepresearch.doctor.security import SandboxCheck
 
 OK, BAD, UNKNOWN, UNSET = "✓", "✗", "?", "·"
 
@@ -33,6 +35,8 @@ def doctor(
     ] = Path("."),
 ) -> None:
     """Print what works and what does not, with the fix for each problem."""
+    from deepresearch.doctor import run_doctor  # when it runs: `--help` stays fast
+
     report = run_doctor(workdir.expanduser().resolve(), dict(os.environ), ping=ping)
     typer.echo(f"deepresearch doctor — {report.workdir}\n")
     _agents(report.agents, report.pinged, report.permissions)

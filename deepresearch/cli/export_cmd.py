@@ -8,10 +8,7 @@ from typing import Annotated
 
 import typer
 
-from deepresearch.batch.export import FORMATS, export_batch
-from deepresearch.batch.state import load_state
 from deepresearch.core.errors import UsageError
-from deepresearch.core.files import atomic_write
 
 
 def default_name(fmt: str) -> str:
@@ -40,6 +37,10 @@ def export(
     ] = None,
 ) -> None:
     """Write the export and say how many jobs it holds (and which were left out, and why)."""
+    from deepresearch.batch.export import FORMATS, export_batch  # when it runs: `--help` stays fast
+    from deepresearch.batch.state import load_state
+    from deepresearch.core.files import atomic_write
+
     if fmt not in FORMATS:
         raise UsageError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
     folder = workdir.expanduser().resolve()

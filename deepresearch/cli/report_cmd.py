@@ -7,8 +7,6 @@ from typing import Annotated
 
 import typer
 
-from deepresearch.batch.state import load_state
-from deepresearch.batch.summary import write_summary
 from deepresearch.core.errors import UsageError
 
 
@@ -24,6 +22,9 @@ def report(
     workdir: Annotated[Path, typer.Argument(help="The batch folder (holding batch.json).")],
 ) -> None:
     """Write batch-report.md and batch-report.html (plots drawn in a child process)."""
+    from deepresearch.batch.state import load_state  # when it runs: `--help` stays fast
+    from deepresearch.batch.summary import write_summary
+
     folder = workdir.expanduser().resolve()
     state = load_state(folder)
     if state is None:

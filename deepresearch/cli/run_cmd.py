@@ -12,7 +12,6 @@ from typing import Annotated, Any
 import typer
 
 from deepresearch import __version__
-from deepresearch.cli.session import RunOptions, start_run
 from deepresearch.core.errors import CheckFailedError
 
 EPILOG = """\
@@ -117,6 +116,10 @@ def main_command(
     """Research a question with a team of agents run through your agent CLI; write report.md."""
     if ctx.invoked_subcommand is not None:
         return
+    # The pipeline is imported only when a run starts: `--help`, `--version` and the subcommands
+    # do not pay for it.
+    from deepresearch.cli.session import RunOptions, start_run
+
     flags: dict[str, Any] = {
         "agent": agent,
         "model": model,

@@ -9,12 +9,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from deepresearch.core.errors import UsageError
 from deepresearch.core.workspace import Workspace
-from deepresearch.pipeline.status import load_view, task_md_error
-from deepresearch.ui.render import render_view
 
 PIPE_WIDTH = 200
 
@@ -32,6 +29,11 @@ def status(
     ] = None,
 ) -> None:
     """Print phase, round, scores, the DAG, agents at work, counts, usage and the summary."""
+    from rich.console import Console  # imported when the command runs: `--help` stays fast
+
+    from deepresearch.pipeline.status import load_view, task_md_error
+    from deepresearch.ui.render import render_view
+
     workspace = Workspace((workdir or Path.cwd()).expanduser().resolve())
     if not workspace.root.is_dir():
         raise UsageError(f"no such folder: {workspace.root}")

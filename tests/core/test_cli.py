@@ -37,6 +37,24 @@ def test_help_lists_every_option_and_examples(tmp_path: Path, clean_env: dict[st
         assert f" {code.value} " in f" {codes}", f"exit code {code.value} ({code.name}) is not explained"
 
 
+# What `deepresearch --help` must not pay for: each is imported by the command that uses it.
+HEAVY_MODULES = ("playwright", "trafilatura", "matplotlib", "pypdf", "ray", "lxml", "docx",
+                 "deepresearch.pipeline", "deepresearch.service.server", "deepresearch.sources.archive")  # fmt: skip
+
+
+def test_the_cli_app_imports_no_heavy_module(clean_env: dict[str, str], tmp_path: Path) -> None:
+    code = (
+        "import sys, deepresearch.cli.app\n"
+        f"heavy = {HEAVY_MODULES!r}\n"
+        "print(sorted({m for m in sys.modules for h in heavy if m == h or m.startswith(h + '.')}))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=clean_env, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]", f"imported at start-up: {proc.stdout.strip()}"
+
+
 def test_version(tmp_path: Path, clean_env: dict[str, str]) -> None:
     proc = cli(["--version"], clean_env, tmp_path)
     assert proc.returncode == 0 and proc.stdout.startswith("deepresearch 0.")
