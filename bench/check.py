@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from deepresearch.evidence.number_match import missing_numbers
+from deepresearch.evidence.judge import missing_numbers
 from deepresearch.report.blocks import body_blocks
 from deepresearch.report.number_check import number_violations
 from deepresearch.sources.copies import CopyIndex, sketch

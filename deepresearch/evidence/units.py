@@ -2,8 +2,9 @@
 
 A quantity's value is kept in its dimension's base unit, so `4,800 MW` and `4.8 GW` are the same
 4.8e9 W, and `€1.2bn` and `1.2 billion euros` the same 1.2e9 EUR. Dimensions: W (power), Wh
-(energy), % (per cent and percentage points), EUR, USD, GBP, CNY; "" for a bare number (counts,
-units this table does not know). Scale words (thousand, million, bn, 万, 亿...) multiply.
+(energy), % (per cent and percentage points), EUR, USD, GBP, CNY, h (durations: `2 hours`, `1.8 h`,
+`30-month`, `15-year`; a month is 730 h, a year 8,760 h); "" for a bare number (counts, units this
+table does not know). Scale words (thousand, million, bn, 万, 亿...) multiply.
 """
 
 from __future__ import annotations
@@ -33,7 +34,28 @@ _WORDS = {"": 0, "kilo": 3, "mega": 6, "giga": 9, "tera": 12}
 
 # Case-sensitive symbols (MW is not mW); words are matched case-insensitively.
 SYMBOLS: dict[str, Unit] = {k: v for p, e in _PREFIXES.items() for k, v in _power(p, e).items()}
-SYMBOLS |= {"%": Unit("%"), "€": Unit("EUR"), "$": Unit("USD"), "£": Unit("GBP"), "¥": Unit("CNY")}
+SYMBOLS |= {
+    "%": Unit("%"),
+    "€": Unit("EUR"),
+    "$": Unit("USD"),
+    "£": Unit("GBP"),
+    "¥": Unit("CNY"),
+    "h": Unit("h"),
+}
+_DURATIONS = {
+    "minute": Decimal(1) / 60,
+    "hour": Decimal(1),
+    "day": Decimal(24),
+    "week": Decimal(168),
+    "month": Decimal(730),
+    "year": Decimal(8760),
+}
+WORDS_DURATION = {
+    **{w: Unit("h", size) for w, size in _DURATIONS.items()},
+    **{f"{w}s": Unit("h", size) for w, size in _DURATIONS.items()},
+    "hr": Unit("h"), "hrs": Unit("h"), "yr": Unit("h", Decimal(8760)), "yrs": Unit("h", Decimal(8760)),
+    "min": Unit("h", Decimal(1) / 60), "mins": Unit("h", Decimal(1) / 60),
+}  # fmt: skip
 WORDS: dict[str, Unit] = {}
 for _word, _exp in _WORDS.items():
     _size = Decimal(10) ** _exp
@@ -52,6 +74,7 @@ WORDS |= {
     "兆瓦": Unit("W", Decimal(10) ** 6), "吉瓦时": Unit("Wh", Decimal(10) ** 9),
     "吉瓦": Unit("W", Decimal(10) ** 9), "太瓦时": Unit("Wh", Decimal(10) ** 12),
     "元": Unit("CNY"), "人民币": Unit("CNY"), "美元": Unit("USD"), "欧元": Unit("EUR"), "英镑": Unit("GBP"),
+    **WORDS_DURATION,
 }  # fmt: skip
 # Written before the number: €4.8bn, US$ 3 million, EUR 12, ¥300.
 PREFIXES: dict[str, Unit] = {
@@ -102,14 +125,18 @@ class Tail:
 def _unit_at(text: str, pos: int) -> tuple[Unit, int] | None:
     for regex, table, fold in ((_SYMBOL_RE, SYMBOLS, False), (_WORD_RE, WORDS, True)):
         match = regex.match(text, pos)
-        if match:
+        if match and not _YEAR_END.match(text, match.start()):
             key = match.group().lower() if fold else match.group()
             return table[key], match.end()
     return None
 
 
+_YEAR_END = re.compile(r"year[- ]end|year[- ]on[- ]year", re.IGNORECASE)  # `2024 year-end` is a year
+
+
 def _skip_space(text: str, pos: int) -> int:
-    return pos + 1 if pos < len(text) and text[pos] in " \u00a0\u202f\u2009" else pos
+    """Past one space, or the hyphen of `15-year` or `30-month`."""
+    return pos + 1 if pos < len(text) and text[pos] in " \u00a0\u202f\u2009-" else pos
 
 
 def read_tail(text: str, pos: int) -> Tail:

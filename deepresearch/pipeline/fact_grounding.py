@@ -17,7 +17,7 @@ from pathlib import Path
 from deepresearch.contracts.execute import ExecutorOutput
 from deepresearch.core.urls import normalize_url
 from deepresearch.core.workspace import Workspace
-from deepresearch.evidence.number_match import missing_numbers
+from deepresearch.evidence.judge import missing_numbers
 from deepresearch.evidence.quantities import Quantity
 from deepresearch.pipeline.checks import CheckResult
 from deepresearch.report.check import Violation

@@ -1,42 +1,60 @@
-"""ungrounded_number: each number a report states must come from the facts it cites.
+"""ungrounded_number: each number a report states must come from the facts cited where it is stated.
 
 A number in a block that makes claims (years, dates, citation IDs, section numbers and list ordinals
-are not claims: evidence/quantities.py) must be found, after normalisation, in a fact backed by a
-source cited in the same top-level block (the paragraph, or the whole list or table), or follow from
-such numbers (difference, ratio, growth rate, sum: recomputed and accepted within rounding). A fact
-contributes its quote's numbers and its statement's; for a fact marked `Verified: partial` only the
-statement numbers its quote grounds. The code-computed evidence weights of a conflict between cited
-facts count too. Anything else is reported at its line, with the fact that does state it, if any.
+are not claims: evidence/quantities.py) is judged in its sentence, or its table row with its header
+and caption (report/number_scope.py), against the facts of the sources cited there: it must be
+stated by one of them for the same thing — its year, its change or level, what it is a number of
+(evidence/number_match.py) — or be derived, where its words say so, from their numbers and the
+sentence's own (evidence/derivation.py). A fact contributes its statement's numbers and its quote's;
+a fact marked `Verified: partial` only the statement numbers its quote grounds; a fact the verifier
+judged `unsupported` nothing (it has left the closed world). The code-computed evidence weights of a
+conflict between cited facts count too. Anything else is reported at its line, with why the nearest
+evidence does not ground it and the fact elsewhere that does state it, if any.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
-from dataclasses import dataclass
-from decimal import Decimal
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass, replace
 
-from deepresearch.evidence.number_match import Pool, found
-from deepresearch.evidence.quantities import Quantity, prepare, quantities
+from deepresearch.evidence.binding import Bound
+from deepresearch.evidence.cited import Evidence
+from deepresearch.evidence.judge import Judgement, judge_together, missing_numbers
+from deepresearch.evidence.quantities import Quantity
 from deepresearch.report.blocks import Block
-from deepresearch.report.citations import block_groups
-from deepresearch.report.sentences import makes_claims
+from deepresearch.report.number_scope import Scope, scopes
 from deepresearch.report.violation import Violation
-from deepresearch.state.model import Fact, TaskDoc, Verified
+from deepresearch.state.model import Fact, Support, TaskDoc, Verified
+
+_WEIGHTS = "evidence weight:"  # where pipeline/conflicts.py appends the weights to a resolution
 
 
 @dataclass(frozen=True)
 class Judged:
-    """One number the report states, where, and whether the cited facts ground it."""
+    """One number the report states, where, and whether (and how) the cited facts ground it."""
 
-    quantity: Quantity
+    bound: Bound
     line: int
     grounded: bool
-    cited: tuple[str, ...]  # the source IDs cited in its block's scope
+    cited: tuple[str, ...]  # the source IDs cited in its sentence or row
+    how: str = ""  # how it is grounded: the fact that states it, or the derivation
+    why: str = ""  # why not, when it is not
+    source: Bound | None = None  # the fact's number that states it
+
+    @property
+    def quantity(self) -> Quantity:
+        """The number as read."""
+        return self.bound.quantity
 
 
-class _Evidence:
-    """Each fact's numbers, read once; pools per set of cited sources, built once."""
+def counts(fact: Fact) -> bool:
+    """Whether a fact is evidence at all: not judged unsupported by the verifier."""
+    return fact.support is not Support.UNSUPPORTED
+
+
+class FactEvidence:
+    """Each fact's numbers, read once; evidence per set of cited sources, built once."""
 
     def __init__(self, doc: TaskDoc) -> None:
         self.doc = doc
@@ -44,89 +62,117 @@ class _Evidence:
         for fact in doc.facts:
             for source_id in dict.fromkeys(fact.sources):
                 self.by_source[source_id].append(fact)
-        self._facts: dict[str, list[Quantity]] = {}
-        self._pools: dict[frozenset[str], Pool] = {}
-        self._by_value: defaultdict[Decimal, list[Fact]] | None = None
+        self._facts: dict[str, Evidence] = {}
+        self._cited: dict[frozenset[str], Evidence] = {}
 
-    def fact_numbers(self, fact: Fact) -> list[Quantity]:
+    def of_fact(self, fact: Fact) -> Evidence:
+        """The fact's statement and quote as evidence (a partial fact: only what its quote backs)."""
         if fact.id not in self._facts:
-            quote = quantities(fact.quote, claims_only=False)
-            stated = quantities(fact.statement, claims_only=False)
-            if fact.verified is Verified.PARTIAL:  # only what its quote backs
-                backing = Pool(quote)
-                stated = [q for q in stated if backing.grounds(q)]
-            self._facts[fact.id] = quote + stated
+            evidence = Evidence.of_fact(fact.id, fact.statement, fact.quote)
+            if fact.verified is Verified.PARTIAL:
+                lacking = {q.text for q in missing_numbers(fact.statement, [fact.quote])}
+                statement = tuple(
+                    b for b in evidence.texts[0] if b.text not in lacking or not b.quantity.claim
+                )
+                evidence = Evidence([statement, *evidence.texts[1:]])
+            self._facts[fact.id] = evidence
         return self._facts[fact.id]
 
-    def pool(self, cited: frozenset[str]) -> Pool:
-        if cited not in self._pools:
-            facts = {f.id: f for s in sorted(cited) for f in self.by_source.get(s, [])}
-            numbers = [q for f in facts.values() for q in self.fact_numbers(f)]
-            for conflict in self.doc.conflicts:
-                if set(conflict.facts) & set(facts):
-                    numbers += quantities(conflict.resolution, claims_only=False)
-            self._pools[cited] = Pool(numbers)
-        return self._pools[cited]
+    def of_fact_id(self, fact_id: str) -> Evidence:
+        """The evidence of the fact with this ID (none when there is no such fact)."""
+        fact = self.doc.fact(fact_id)
+        return self.of_fact(fact) if fact is not None else Evidence()
 
-    def stated_by(self, quantity: Quantity) -> Fact | None:
-        """A fact anywhere in task.md that states the number exactly (for the hint), found through
-        an index of every fact's values, built on first use."""
-        if self._by_value is None:
-            self._by_value = defaultdict(list)
-            for fact in self.doc.facts:
-                for q in self.fact_numbers(fact):
-                    for reading in dict.fromkeys((*q.readings, *q.bare)):
-                        self._by_value[reading.value.normalize()].append(fact)
-        for reading in (*quantity.readings, *quantity.bare):
-            for fact in self._by_value.get(reading.value.normalize(), []):
-                if found(quantity, self.fact_numbers(fact)):
-                    return fact
+    def cited(self, sources: frozenset[str]) -> Evidence:
+        """The evidence of every fact (that counts) of the sources, and of their conflicts."""
+        if sources not in self._cited:
+            facts = {f.id: f for s in sorted(sources) for f in self.by_source.get(s, []) if counts(f)}
+            evidence = Evidence([text for f in facts.values() for text in self.of_fact(f).texts], dated=True)
+            weights = [
+                (c.id, _weights(c.resolution)) for c in self.doc.conflicts if set(c.facts) & set(facts)
+            ]
+            self._cited[sources] = evidence.with_weights(Evidence.read(weights))
+        return self._cited[sources]
+
+    def stating(self, bound: Bound) -> Fact | None:
+        """A fact anywhere in task.md that states the number for the same thing (for the hint)."""
+        for fact in self.doc.facts:
+            if self.of_fact(fact).stating(bound)[0] is not None:
+                return fact
         return None
 
 
-def _scopes(blocks: list[Block]) -> dict[int, frozenset[str]]:
-    cited: dict[int, set[str]] = defaultdict(set)
-    for block in blocks:
-        for group in block_groups(block):
-            cited[block.scope].update(group.ids)
-    return {scope: frozenset(ids) for scope, ids in cited.items()}
+def _weights(resolution: str) -> str:
+    """The code-computed part of a conflict's resolution: its evidence weights and margin."""
+    _, marker, weights = resolution.partition(_WEIGHTS)
+    return weights if marker else ""
 
 
-def judge_numbers(blocks: list[Block], doc: TaskDoc, evidence: _Evidence | None = None) -> Iterator[Judged]:
-    """Every number stated in the blocks that make claims, judged against the facts cited there."""
-    evidence = evidence or _Evidence(doc)
-    scopes = _scopes(blocks)
-    for block in blocks:
-        if not makes_claims(block):
+def _judge_scope(scope: Scope, evidence: Evidence) -> list[Judgement]:
+    """Each number of the scope: stated by the evidence, else derived (evidence/judge.py)."""
+    claims = [bound for bound, _ in scope.numbers]
+    return judge_together(claims, evidence, scope.earlier, scope.spans, where=f"this {scope.kind}")
+
+
+def judge_numbers(
+    blocks: list[Block],
+    doc: TaskDoc,
+    evidence: FactEvidence | None = None,
+    lines: Collection[int] | None = None,
+) -> Iterator[Judged]:
+    """Every number stated in the blocks that make claims (those on `lines`, when given), judged
+    where it is stated. A number derived once may be repeated where the same sources are cited."""
+    evidence = evidence or FactEvidence(doc)
+    derived: list[tuple[frozenset[str], Bound]] = []
+    for scope in scopes(blocks, lines):
+        if not scope.numbers:
             continue
-        cited = scopes.get(block.scope, frozenset())
-        text = prepare(block.text)
-        for quantity in quantities(block.text):
-            grounded = bool(cited) and evidence.pool(cited).grounds(quantity)
-            line = block.line + text.count("\n", 0, quantity.start)
-            yield Judged(quantity, line, grounded, tuple(sorted(cited)))
+        cited = evidence.cited(frozenset(scope.cited)) if scope.cited else Evidence()
+        for (bound, line), verdict in zip(scope.numbers, _judge_scope(scope, cited), strict=True):
+            if verdict.grounded and verdict.how.startswith("derived"):
+                derived.append((frozenset(scope.cited), replace(bound, origin=f"line {line}")))
+            elif not verdict.grounded:
+                verdict = _repeated(bound, scope, derived) or verdict
+            yield Judged(bound, line, verdict.grounded, scope.cited, verdict.how, verdict.why, verdict.source)
+
+
+def _repeated(bound: Bound, scope: Scope, derived: list[tuple[frozenset[str], Bound]]) -> Judgement | None:
+    """The number as derived earlier in the report from sources this sentence cites too."""
+    earlier = Evidence([tuple(b for cited, b in derived if cited and cited <= set(scope.cited))])
+    stated, _ = earlier.stating(bound)
+    return Judgement(True, f"derived on {stated.origin}, from the sources cited here") if stated else None
 
 
 def number_violations(blocks: list[Block], doc: TaskDoc) -> list[Violation]:
     """An `ungrounded_number` violation for each number the cited facts neither state nor derive."""
-    evidence = _Evidence(doc)
-    found_: list[Violation] = []
-    for judged in judge_numbers(blocks, doc, evidence):
-        if not judged.grounded:
-            found_.append(Violation(judged.line, "ungrounded_number", _message(judged, evidence)))
-    return found_
+    evidence = FactEvidence(doc)
+    return [
+        Violation(judged.line, "ungrounded_number", _message(judged, evidence))
+        for judged in judge_numbers(blocks, doc, evidence)
+        if not judged.grounded
+    ]
 
 
-def _message(judged: Judged, evidence: _Evidence) -> str:
+def _message(judged: Judged, evidence: FactEvidence) -> str:
     cites = "".join(f"[{s}]" for s in judged.cited)
     where = (
-        f"no fact of the sources cited here ({cites})" if cites else "no cited fact (nothing is cited here)"
+        f"the facts of the sources cited where it is stated ({cites})"
+        if cites
+        else "any cited fact (nothing is cited where it is stated)"
     )
-    other = evidence.stated_by(judged.quantity)
-    hint = (
-        f"; {other.id} states it: cite {''.join(f'[{s}]' for s in other.sources)} for it"
-        if other is not None
-        else "; state only numbers that task.md's facts give (or a difference, ratio, growth rate or "
-        "sum of them), or remove it"
-    )
-    return f"{judged.quantity.text} is stated by {where}, nor derived from their numbers{hint}."
+    why = f": {judged.why}" if judged.why else ""
+    other = evidence.stating(judged.bound)
+    if other is not None and not counts(other):
+        reason = f" ({other.support_reason})" if other.support_reason else ""
+        hint = (
+            f"; {other.id} states it, but the verifier judged {other.id} unsupported by its quote{reason}, "
+            "so it is not evidence: state what a supported fact gives, or remove it"
+        )
+    elif other is not None and not set(other.sources) <= set(judged.cited):
+        hint = f"; {other.id} states it: cite {''.join(f'[{s}]' for s in other.sources)} for it"
+    else:
+        hint = (
+            "; state only what the cited facts give for this (a difference, sum, ratio, growth rate or "
+            "share of their numbers only where the sentence says so), or remove it"
+        )
+    return f"{judged.bound.text} is not grounded in {where}{why}{hint}."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deepresearch.evidence.number_match import Pool, missing_numbers
+from deepresearch.evidence.judge import missing_numbers
 from deepresearch.evidence.quantities import quantities
 
 # (statement, quote, the statement's numbers the quote does not ground — as written)
@@ -92,9 +92,3 @@ def test_not_claims_are_left_out_but_evidence_reads_everything() -> None:
     text = "In 2024 (see § 4 and Figure 2) output [12] rose twelve percent."
     assert quantities(text) == []
     assert {q.text for q in quantities(text, claims_only=False)} >= {"2024", "twelve percent"}
-
-
-def test_a_derivation_is_described() -> None:
-    pool = Pool.of(["Sales rose from 4 million to 5 million."])
-    [claim] = quantities("Sales grew 25%.")
-    assert pool.derivation(claim) == "growth from 4 to 5"

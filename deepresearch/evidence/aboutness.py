@@ -1,0 +1,102 @@
+"""Are two numbers with the same value about the same thing? The rules, on numbers bound to what
+they are about (evidence/binding.py):
+
+- **years**: they meet, or cannot be said not to (`_timely`); a number a report gives for its own
+  year (a table row's, one written by it) needs a fact that gives it for that year;
+- **change or level**: a change (`+0.1 GW`, `rose by 12%`) is stated only by a change; a level
+  column of a report table is not stated by a change (an addition); and not in the other direction;
+- **what it is a number of**: the claim's words do not name what another number of the same text is
+  about rather than this one, when its sentence names both (the 1.7 GW of `transmission 3.1 GW,
+  distribution 1.7 GW` is not a transmission figure); nor, when none of its words is about this
+  number, what at least two of them say of another fact's number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from deepresearch.evidence.binding import Bound
+from deepresearch.evidence.number_match import same_value, years_text
+
+
+def _closer(claim: Bound, stated: Bound, siblings: Sequence[Bound]) -> tuple[Bound, frozenset[str]] | None:
+    """Another number of the same text that the claim's words are about rather than `stated`, when
+    the claim's sentence names both (`transmission 3.1 GW, distribution 1.7 GW`)."""
+    for other in siblings:
+        if (
+            other is stated
+            or not other.quantity.claim
+            or other.quantity.dimension != stated.quantity.dimension
+        ):
+            continue
+        if same_value(claim.quantity, other.quantity):
+            continue
+        theirs = (other.terms - stated.terms) & claim.terms
+        ours = stated.terms - other.terms
+        if theirs and not ours & claim.terms and ours & claim.around:
+            return other, theirs
+    return None
+
+
+def _elsewhere(claim: Bound, stated: Bound, texts: Sequence[Sequence[Bound]]) -> Bound | None:
+    """When none of the claim's words is about `stated` but its sentence names what `stated` is
+    about (or `stated` is about nothing its words say), another number of another fact (its unit,
+    its years, another value) that at least two of the claim's words are about."""
+    if not claim.terms or stated.terms & claim.terms or (stated.terms and not stated.terms & claim.around):
+        return None
+    for text in texts:
+        for other in text:
+            q = other.quantity
+            if other.origin == stated.origin or not q.claim or q.dimension != stated.quantity.dimension:
+                continue
+            if len(other.terms & claim.terms) < 2 or {r.value for r in q.readings} & claim.beside:
+                continue  # (the words may be about the other number of its clause: `1-10 MW`)
+            if claim.years and other.years and not claim.years & other.years:
+                continue
+            if not same_value(claim.quantity, q):
+                return other
+    return None
+
+
+def loosely_dated(claim: Bound, stated: Bound) -> bool:
+    """A number the claim gives for its own year, stated by a fact that does not give it for it."""
+    return claim.strength == 2 and bool(claim.years) and not (stated.strength and stated.years & claim.years)
+
+
+def _timely(claim: Bound, stated: Bound) -> bool:
+    """Their years meet, or cannot be said not to: the claim's years are its own (strength 2), or
+    the one year of its sentence against evidence that names its years at least as surely."""
+    if not claim.years or not stated.years or claim.years & stated.years:
+        return True
+    return not (claim.strength == 2 or (claim.strength == 1 and stated.strength >= 1))
+
+
+def conflict(
+    claim: Bound,
+    stated: Bound,
+    siblings: Sequence[Bound],
+    texts: Sequence[Sequence[Bound]] = (),
+    dated: bool = False,
+) -> str:
+    """Why `stated`, which has the claim's value, is not about the same thing ("" when it is)."""
+    who = f"{stated.origin} states {stated.text}"
+    if dated and loosely_dated(claim, stated):
+        said = f"only loosely for {years_text(stated.years)}" if stated.years else "for no year"
+        return f"{who} {said}, not for {years_text(claim.years)}"
+    if not _timely(claim, stated):
+        return f"{who} for {years_text(stated.years)}, not {years_text(claim.years)}"
+    if claim.change and not (stated.change or stated.changing):
+        return f"{who} as a level, not as a change"
+    if stated.change and not claim.change and claim.column >= 0:
+        return f"{who} as a change, not as a level"  # a table's level column, an addition
+    if claim.direction * stated.direction < 0:
+        return f"{who} as a {'rise' if stated.direction > 0 else 'fall'}, not a {'fall' if stated.direction > 0 else 'rise'}"
+    closer = _closer(claim, stated, siblings)
+    if closer is not None:
+        sibling, words = closer
+        return f'{who} for another item; {sibling.text} is its figure for "{", ".join(sorted(words))}"'
+    other = _elsewhere(claim, stated, texts)
+    if other is not None:
+        said = ", ".join(sorted(other.terms & claim.terms))
+        return f'{who}, but not for "{said}": {other.origin} gives {other.text} for that'
+    return ""

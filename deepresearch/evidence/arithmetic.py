@@ -1,0 +1,202 @@
+"""The arithmetic of derived numbers: operands, and a search for two of them whose difference, sum,
+ratio, growth rate, share, per-year rate or compound annual growth rate is a target number.
+
+A result is accepted within the target's rounding (evidence/derivation.py sets the tolerance). A
+growth rate runs from an earlier b to a later a, up or down as the claim says; a growth rate or a
+difference between two years has the claim's year as one of its two. A change is the difference of
+two levels or of two changes, and the sum of two changes. Each family of operand pairs is searched
+by bisection over the values of the first set.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from deepresearch.evidence.binding import Bound
+from deepresearch.evidence.signals import ANNUAL, DIFFERENCE, GROWTH, RATIO, SHARE, SUM
+
+PARAGRAPH = -2  # an operand of another sentence of the paragraph
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One value a derivation may use: in a dimension's base unit ("" for bare digits)."""
+
+    value: float
+    dimension: str
+    shown: str  # as written: "0.9 GW"
+    where: str  # "Fact-036", or "this sentence", "row 3"
+    years: frozenset[int]
+    group: str  # operands of one text share it (a fact's statement, a quote)
+    column: int = -1  # a table cell's column
+    row: int = -1  # a table cell's earlier row; -1: the sentence judged; PARAGRAPH: its paragraph
+    terms: frozenset[str] = frozenset()
+    change: bool = False  # a change (`+5`, `net additions`), not a level
+    strength: int = 0  # how surely its years are its own (evidence/binding.py)
+
+
+def operands(bound: Bound, where: str, group: str, column: int = -1, row: int = -1) -> list[Operand]:
+    """The values of a number that derivations may use (claims only, not years or number words)."""
+    q = bound.quantity
+    if not q.claim:
+        return []
+    return [
+        Operand(
+            float(r.value),
+            q.dimension,
+            q.text,
+            where,
+            bound.years,
+            group,
+            column,
+            row,
+            bound.terms,
+            bound.change,
+            bound.strength,
+        )
+        for r in q.readings
+    ]
+
+
+@dataclass
+class _Index:
+    """Operands of one dimension, sorted by value for lookups by bisection."""
+
+    items: list[Operand]
+
+    def __post_init__(self) -> None:
+        self.items.sort(key=lambda o: o.value)
+        self.values = [o.value for o in self.items]
+
+    def within(self, low: float, high: float) -> Iterator[Operand]:
+        lo, hi = min(low, high), max(low, high)
+        for i in range(bisect.bisect_left(self.values, lo), len(self.values)):
+            if self.values[i] > hi:
+                return
+            yield self.items[i]
+
+
+@dataclass(frozen=True)
+class Target:
+    """The number to reach, its tolerance, and what the claim says of it."""
+
+    value: float
+    tolerance: float
+    rate: bool = False  # a per cent: differences and sums only of per cents (percentage points)
+    direction: int = 0  # +1 a rise, −1 a fall, 0 not said
+    year: int | None = None  # the one year the claim is for
+    change: bool = False  # the claim is a change
+
+    @property
+    def low(self) -> float:
+        return self.value - self.tolerance
+
+    @property
+    def high(self) -> float:
+        return self.value + self.tolerance
+
+
+Family = tuple[list[Operand], list[Operand]]
+
+
+def _indexes(operands: Sequence[Operand]) -> dict[str, _Index]:
+    by_dimension: dict[str, list[Operand]] = {}
+    for o in operands:
+        by_dimension.setdefault(o.dimension, []).append(o)
+    return {dimension: _Index(items) for dimension, items in by_dimension.items()}
+
+
+def search(ops: set[str], family: Family, target: Target, spans: Sequence[int]) -> str:
+    """A derivation of the target from a of the first set and b of the second, described; or ""."""
+    first, second = family
+    if not first or not second:
+        return ""
+    indexes = _indexes(first)
+    passes = [(target.direction, ops)] if target.direction else [(1, ops), (-1, ops & {GROWTH})]
+    for direction, chosen in passes:  # a fall after a rise, when the words do not say which way
+        for b in second:
+            index = indexes.get(b.dimension)
+            if index is None:
+                continue
+            for op in (DIFFERENCE, SUM, RATIO, GROWTH, SHARE):
+                if op not in chosen or (target.rate and op in (DIFFERENCE, SUM) and b.dimension != "%"):
+                    continue
+                how = _pair(op, index, b, target, direction)
+                if how:
+                    return how
+    if ANNUAL in ops and spans:
+        return _compound(indexes, second, target, spans) if target.rate else _per_year(indexes, target, spans)
+    return ""
+
+
+def _show(o: Operand) -> str:
+    return f"{o.shown} ({o.where})"
+
+
+def _later(a: Operand, b: Operand, year: int | None) -> bool:
+    """Whether a is for the year of b or later, and, when later, the claim's `year` (if it names
+    one) is one of theirs (True when either operand names no single year)."""
+    if len(a.years) != 1 or len(b.years) != 1:
+        return True
+    ya, yb = min(a.years), min(b.years)
+    return ya == yb or (ya > yb and year in (None, ya, yb))
+
+
+def _pair(op: str, index: _Index, b: Operand, target: Target, direction: int) -> str:
+    """`op`(a, b) within the target's tolerance for some a of the index, described; else ""."""
+    lo, hi, year = target.low, target.high, target.year
+    if op == DIFFERENCE:
+        for a in (*index.within(b.value + lo, b.value + hi), *index.within(b.value - hi, b.value - lo)):
+            if a.change != b.change and target.change:
+                continue  # a change is the difference of two levels or of two changes
+            if a is not b and a.value != b.value and (_later(a, b, year) or _later(b, a, year)):
+                big, small = (a, b) if a.value > b.value else (b, a)
+                return f"difference {_show(big)} − {_show(small)}"
+        return ""
+    if op == SUM:
+        sums = index.within(lo - b.value, hi - b.value)
+        added = next(
+            (a for a in sums if a.value != b.value and (a.change == b.change or not target.change)), None
+        )
+        return f"sum {_show(added)} + {_show(b)}" if added else ""
+    if b.value == 0:
+        return ""
+    if op == RATIO:
+        over = next((a for a in index.within(b.value * lo, b.value * hi) if a is not b), None)
+        return f"ratio {_show(over)} / {_show(b)}" if over else ""
+    if op == SHARE:
+        part = next((a for a in index.within(b.value * lo / 100, b.value * hi / 100) if a is not b), None)
+        return f"share {_show(part)} of {_show(b)}" if part else ""
+    window = (b.value * (1 + direction * lo / 100), b.value * (1 + direction * hi / 100))  # growth
+    grown = next((a for a in index.within(*window) if a.value != b.value and _later(a, b, year)), None)
+    return f"growth from {_show(b)} to {_show(grown)}" if grown else ""
+
+
+def _per_year(indexes: dict[str, _Index], target: Target, spans: Sequence[int]) -> str:
+    """A per-year rate a / n."""
+    for n in spans:
+        for index in indexes.values():
+            a = next(index.within(target.low * n, target.high * n), None)
+            if a is not None:
+                return f"per year {_show(a)} / {n} years"
+    return ""
+
+
+def _compound(
+    indexes: dict[str, _Index], second: Sequence[Operand], target: Target, spans: Sequence[int]
+) -> str:
+    """A compound annual growth rate from b to a over n years."""
+    for n in spans:
+        for b in second:
+            index = indexes.get(b.dimension)
+            if index is None or b.value <= 0:
+                continue
+            for sign in (1, -1):
+                low = b.value * (1 + sign * target.low / 100) ** n
+                high = b.value * (1 + sign * target.high / 100) ** n
+                a = next((a for a in index.within(low, high) if a is not b), None)
+                if a:
+                    return f"compound growth from {_show(b)} to {_show(a)} over {n} years"
+    return ""

@@ -1,0 +1,192 @@
+"""The numbers of cited texts as evidence: a fact's statement and quote, bound to what they are
+about; which of them states a claimed number for the same thing (evidence/aboutness.py).
+
+When several state it, the one most about the claim wins: its year and the claim's distinctive
+words (those few of the texts use). When none of them shares a word with the claim, a number for the
+claim's own year with another value that is about the claim's distinctive words by a margin (one
+year or two words) shows the claim gives the wrong number for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+from deepresearch.evidence.aboutness import conflict
+from deepresearch.evidence.arithmetic import Operand, operands
+from deepresearch.evidence.binding import Bound, bind_text
+from deepresearch.evidence.number_match import same_value, years_text
+
+
+@dataclass
+class Evidence:
+    """Numbers of evidence texts, bound, by text (a text's numbers are siblings), and their operands."""
+
+    texts: list[tuple[Bound, ...]] = field(default_factory=list)
+    weights: list[tuple[Bound, ...]] = field(default_factory=list)  # conflicts' evidence weights
+    lends: bool = False  # a quoted table cell's bare digits may stand for a number with a unit
+    dated: bool = False  # facts: a claim for its own year needs a fact that names a year
+    _operands: list[Operand] | None = field(default=None, init=False, repr=False)
+    _frequency: dict[str, int] | None = field(default=None, init=False, repr=False)
+
+    @classmethod
+    def read(cls, texts: Iterable[tuple[str, str]], lends: bool = False) -> Evidence:
+        """Evidence from (origin, text) pairs: a fact's statement and quote, say."""
+        bound = [
+            tuple(bind_text(text, claims_only=False, origin=origin, whole=True)) for origin, text in texts
+        ]
+        return cls(bound, lends=lends)
+
+    @classmethod
+    def of_fact(cls, origin: str, statement: str, quote: str) -> Evidence:
+        """A fact's statement and quote. A bare cell of a quoted table row takes the unit with which
+        the statement gives its digits (the row's label then says what year it is for); a number
+        with no year of its own takes, weakly, every year the fact names."""
+        stated = tuple(bind_text(statement, claims_only=False, origin=origin, whole=True))
+        taken: set[Bound] = set()
+        quoted = tuple(
+            _adopt(b, stated, taken) for b in bind_text(quote, claims_only=False, origin=origin, whole=True)
+        )
+        years = frozenset(y for b in (*stated, *quoted) for y in b.years)
+        dated = [
+            tuple(b if b.years else replace(b, years=years, strength=0) for b in text)
+            for text in (stated, quoted)
+        ]
+        return cls(dated, dated=True)
+
+    def with_weights(self, weights: Evidence) -> Evidence:
+        """This evidence and the numbers of a conflict's evidence weights: they ground only bare
+        numbers, and are never combined."""
+        return Evidence(self.texts, list(weights.texts), self.lends, self.dated)
+
+    def operands(self) -> list[Operand]:
+        """Every claim number of the texts as derivation operands."""
+        if self._operands is None:
+            self._operands = [
+                o
+                for i, text in enumerate(self.texts)
+                for b in text
+                for o in operands(b, b.origin, f"{b.origin}#{i}")
+            ]
+        return self._operands
+
+    def stating(self, claim: Bound) -> tuple[Bound | None, str]:
+        """(the evidence number that states the claim, "") or (None, why the nearest candidate with
+        its value does not)."""
+        why = ""
+        matches: list[Bound] = []
+        for text in self.texts:
+            for item in text:
+                if not same_value(claim.quantity, item.quantity, item.loose and self._lends(claim, item)):
+                    continue
+                reason = conflict(claim, item, text, self.texts, self.dated)
+                if not reason:
+                    matches.append(item)
+                why = why or reason
+        if matches:
+            best = max(matches, key=lambda m: _score(claim, m, self))
+            silent = not any(m.terms & claim.terms for m in matches)
+            rival = self._better(claim, _score(claim, best, self)) if self.dated and silent else None
+            if rival is None:
+                return best, ""
+            words = ", ".join(sorted(self.distinctive(rival.terms & claim.terms))) or years_text(rival.years)
+            return (
+                None,
+                f'{best.origin} states {best.text}, but {rival.origin} gives {rival.text} for "{words}"',
+            )
+        if claim.quantity.plain:
+            for text in self.weights:
+                weight = next(
+                    (i for i in text if i.quantity.plain and same_value(claim.quantity, i.quantity)), None
+                )
+                if weight is not None:
+                    return weight, ""
+        return None, why
+
+    def distinctive(self, terms: frozenset[str]) -> frozenset[str]:
+        """The words of `terms` that few texts of this evidence use (at most a tenth, or two)."""
+        if self._frequency is None:
+            counts: dict[str, int] = {}
+            for text in self.texts:
+                for word in {w for b in text for w in b.terms}:
+                    counts[word] = counts.get(word, 0) + 1
+            self._frequency = counts
+        limit = max(2, len(self.texts) // 10)
+        frequency = self._frequency
+        return frozenset(t for t in terms if frequency.get(t, 0) <= limit)
+
+    def _better(self, claim: Bound, score: int) -> Bound | None:
+        """When no number with the claim's value says anything its words say: a number of another
+        value, for the claim's own year, whose words are some of the claim's, by a margin of two
+        over the best one with its value (one year, or two words)."""
+        if not claim.years or claim.strength < 2:
+            return None
+        for text in self.texts:
+            for item in text:
+                q = item.quantity
+                if not q.claim or q.dimension != claim.quantity.dimension or not item.strength:
+                    continue
+                if not item.years & claim.years or not self.distinctive(item.terms & claim.terms):
+                    continue
+                if {r.value for r in q.readings} & claim.beside:
+                    continue
+                if _score(claim, item, self) >= score + 2 and not same_value(claim.quantity, q):
+                    return item
+        return None
+
+    def _lends(self, claim: Bound, cell: Bound) -> bool:
+        """A quoted cell's bare digits stand for the claim's number: always in a fact's own check
+        (`lends`), else when the cell's row label and the claim name the same year."""
+        return self.lends or (cell.strength == 2 == claim.strength and bool(cell.years & claim.years))
+
+    def nearest(self, claim: Bound) -> Bound | None:
+        """The evidence number most like the claim: same unit, its years, its words, closest value."""
+        candidates = [
+            b for text in self.texts for b in text
+            if b.quantity.claim and (b.quantity.dimension == claim.quantity.dimension or claim.quantity.plain)
+        ]  # fmt: skip
+        if not candidates:
+            return None
+        target = float(claim.quantity.readings[0].value)
+
+        def score(b: Bound) -> tuple[int, int, float]:
+            years = 2 if claim.years and claim.years & b.years else int(not (claim.years and b.years))
+            distance = abs(float(b.quantity.readings[0].value) - target) / max(abs(target), 1e-12)
+            return years, len(claim.terms & b.terms), -distance
+
+        return max(candidates, key=score)
+
+
+def _score(claim: Bound, item: Bound, evidence: Evidence) -> int:
+    """How much an evidence number is about what the claim is about: its year (2), its distinctive
+    words (1 each)."""
+    timely = 2 if item.strength and item.years & claim.years else 0
+    return timely + len(evidence.distinctive(item.terms & claim.terms))
+
+
+def _adopt(cell: Bound, statement: Sequence[Bound], taken: set[Bound]) -> Bound:
+    """A bare quoted cell that the statement gives with a unit: that number, with the cell's years
+    (its row's label) or else the statement's, and the words of both."""
+    if not cell.loose:
+        return cell
+    if any(
+        b.quantity.claim and b.quantity.plain and b.quantity.bare == cell.quantity.bare for b in statement
+    ):
+        return replace(cell, loose=False)  # the statement says it is a count
+    for b in statement:
+        q = b.quantity
+        if b in taken or not q.claim or not q.dimension or not q.bare:
+            continue
+        if {r.value for r in q.bare} & {r.value for r in cell.quantity.bare}:
+            taken.add(b)
+            years, strength = (cell.years, cell.strength) if cell.years else (b.years, b.strength)
+            quantity = replace(cell.quantity, readings=q.readings, dimension=q.dimension)
+            return replace(
+                cell,
+                quantity=quantity,
+                loose=False,
+                years=years,
+                strength=strength,
+                terms=cell.terms | b.terms,
+            )
+    return cell

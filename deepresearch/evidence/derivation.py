@@ -1,0 +1,131 @@
+"""Derived numbers: a difference, sum, ratio, growth rate or share, where the words say so.
+
+A number that no evidence states may be derived from two numbers a and b: |a − b|, a + b, a / b, the
+growth rate (a − b) / b or the share a / b (in per cent), a per-year rate a / n or a compound annual
+growth rate (a / b)^(1/n) − 1 over the n years between two years its sentence names. Only the
+operations its words signal are tried (evidence/signals.py), and only from these pairs of operands:
+
+- both written in the same sentence (or table row; or a cell of the row and a cell of that cell's
+  column in an earlier row: a growth rate from last year's row), each itself grounded;
+- one written in the same sentence (not a table row) and one stated by a cited fact;
+- both stated by one cited fact's statement or quote;
+- when the sentence says the number is derived (`derived`, `computed`, `implies`): numbers of other
+  sentences of its paragraph, with each other, with the sentence's, or with the cited facts'.
+
+A cited fact's number takes part only when it is for the year the number is about (when both name
+years), and, in a report, when its words are some of the number's or it is for the number's own
+year. Bare numbers (counts) combine only within one sentence, row or fact. The result is recomputed
+and accepted within the number's rounding: half its last written digit (a whole number's trailing
+zeros count: 30% is not 31.4%), at most 5% (evidence/arithmetic.py: the operations, searched by
+bisection, so a number costs O(n log n) in the evidence size).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+
+from deepresearch.evidence.arithmetic import PARAGRAPH, Family, Operand, Target, search
+from deepresearch.evidence.binding import Bound
+from deepresearch.evidence.quantities import Reading
+from deepresearch.evidence.signals import ANNUAL, DERIVED, DIFFERENCE, GROWTH, RATIO, SHARE, SUM
+
+TOLERANCE = 0.05
+_EPSILON = 1e-9
+
+
+def _operations(claim: Bound) -> set[str]:
+    ops = {op for op in claim.signals if op in (DIFFERENCE, SUM, RATIO, GROWTH, SHARE, ANNUAL)}
+    if claim.quantity.dimension == "%" and not ops & {GROWTH, SHARE}:
+        ops |= {GROWTH, SHARE}  # a bare per cent may be either
+    if claim.change:
+        ops |= {DIFFERENCE, GROWTH}
+    if DERIVED in claim.signals:
+        ops |= {DIFFERENCE, SUM, RATIO, GROWTH, SHARE}
+    if claim.quantity.dimension != "%":
+        ops -= {GROWTH, SHARE}
+    return ops
+
+
+def _targets(claim: Bound) -> list[tuple[Reading, str]]:
+    """(value to reach, dimension of the operands) pairs, in the claim's unit."""
+    q = claim.quantity
+    if q.dimension == "%":
+        return [(r, "*") for r in q.readings]  # a rate or share of two numbers of any one unit
+    return [(r, q.dimension) for r in q.readings]
+
+
+def _compatible(claim: Bound, operand: Operand) -> bool:
+    """The operand is for a year the claim is about (or either names none of its own)."""
+    return not (claim.strength and claim.years and operand.years) or bool(claim.years & operand.years)
+
+
+def derive(
+    claim: Bound, local: Sequence[Operand], evidence: Sequence[Operand], spans: Iterable[int] = (),
+    strict: bool = False,
+) -> str:  # fmt: skip
+    """How the claim follows from the operands (rules in the module docstring), or "".
+
+    `spans`: the numbers of years between two years the claim's sentence names; when it names
+    fewer than two, a compound growth rate of two numbers of the sentence itself tries 2 to 10.
+    `strict` (a report): two numbers of one fact only where the sentence marks the number derived."""
+    ops = _operations(claim)
+    if not ops:
+        return ""
+    named = sorted(set(spans))
+    year = min(claim.years) if len(claim.years) == 1 and claim.strength else None
+    for reading, dimension in _targets(claim):
+        value = float(reading.value)
+        tolerance = min(float(reading.exact) / 2, TOLERANCE * abs(value)) + _EPSILON * abs(value)
+        target = Target(value, tolerance, dimension == "*", claim.direction, year, claim.change)
+        for number, family in enumerate(_families(claim, dimension, local, evidence, strict)):
+            years = named or (list(range(2, 11)) if number == 0 and target.rate else [])
+            how = search(ops, family, target, years)
+            if how:
+                return how
+    return ""
+
+
+def _families(
+    claim: Bound, dimension: str, local: Sequence[Operand], evidence: Sequence[Operand], strict: bool
+) -> Iterator[Family]:
+    """The pairs of operand sets to search, the sentence's own first (module docstring). Bare
+    numbers (counts) are combined only within one sentence, row or fact; a cited fact's number only
+    when it is for the claim's year or its words are some of the claim's."""
+
+    def fits(o: Operand) -> bool:
+        return dimension == "*" or o.dimension == dimension
+
+    def unit(o: Operand) -> bool:
+        return fits(o) and (bool(o.dimension) or not dimension)
+
+    def about(o: Operand) -> bool:
+        if not strict:
+            return True  # a statement against its own fact's quote
+        return bool(o.terms & claim.terms) or bool(claim.strength and o.strength and o.years & claim.years)
+
+    mine = [o for o in local if fits(o) and o.row == -1]
+    earlier = [o for o in local if fits(o) and o.row >= 0]
+    paragraph = [o for o in local if unit(o) and o.row == PARAGRAPH]
+    cited = [o for o in evidence if unit(o) and _compatible(claim, o) and about(o)]
+    yield mine, [o for o in mine if _compatible(claim, o)]
+    yield mine, [o for o in earlier if any(o.column == m.column for m in mine)]
+    if claim.column >= 0:
+        return  # a table's derived cells come from its own rows
+    yield [o for o in mine if unit(o)], cited
+    yield cited, [o for o in mine if unit(o)]
+    if strict and DERIVED not in claim.signals:
+        return
+    groups: dict[str, list[Operand]] = {}
+    for o in evidence:
+        if fits(o):
+            groups.setdefault(o.group, []).append(o)
+    for members in groups.values():
+        anchors = [o for o in members if _compatible(claim, o) and about(o)]
+        if len(members) > 1 and anchors:
+            yield members, anchors
+    if DERIVED in claim.signals:
+        paragraph = [o for o in paragraph if about(o)]
+        yield mine + paragraph, paragraph
+        yield paragraph, mine
+        yield [o for o in evidence if unit(o) and about(o)], [o for o in paragraph if _compatible(claim, o)]
+        yield paragraph, cited

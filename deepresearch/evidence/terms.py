@@ -1,0 +1,93 @@
+"""The words that say what a number is a number of: content words, crudely stemmed, by clause.
+
+A number's terms are the content words of its clause (lower case, stemmed; no stop words, units,
+months or numbers); those of the clauses without a number that open its group (the clauses up to
+`;`, `and`, `but`, `while`...) or follow it in its group (`1.7 GW (53 installations) on distribution
+networks`); or, when it has none, those of the clause before (`fell from EUR 160m (2022) to 140m
+(2023)`: the same thing).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+_WORD = re.compile(r"[^\W\d_]+")
+_STOP = frozenset({
+    "the", "and", "for", "with", "from", "into", "onto", "that", "this", "these", "those", "which",
+    "who", "whom", "whose", "was", "were", "are", "is", "be", "been", "being", "has", "have", "had",
+    "its", "their", "his", "her", "our", "your", "they", "them", "than", "then", "there", "here",
+    "when", "where", "what", "about", "around", "approximately", "roughly", "nearly", "almost",
+    "some", "over", "under", "only", "also", "just", "more", "less", "most", "least", "very", "such",
+    "each", "per", "cent", "percent", "year", "years", "yearly", "end", "mid", "early", "late",
+    "total", "figure", "figures", "number", "numbers", "value", "values", "level", "levels",
+    "amount", "reached", "reach", "stood", "stands", "stand", "rose", "rise", "fell", "fall", "grew",
+    "grow", "while", "whereas", "but", "not", "nor", "yet", "all", "any", "both", "either",
+    "neither", "other", "another", "same", "own", "since", "until", "during", "before", "after",
+    "between", "among", "within", "without", "against", "versus", "via", "one", "two", "three",
+    "four", "five", "six", "seven", "eight", "nine", "ten", "hundred", "thousand", "million",
+    "billion", "trillion", "said", "says", "say", "according", "reported", "reports", "report",
+    "states", "stated", "state", "gives", "give", "given", "shows", "show", "showed", "derived",
+    "computed", "calculated", "implies", "implied", "imply",
+    # months and units say when and in what, not what of
+    "jan", "january", "feb", "february", "mar", "march", "apr", "april", "may", "jun", "june", "jul",
+    "july", "aug", "august", "sep", "sept", "september", "oct", "october", "nov", "november", "dec",
+    "december", "kw", "mw", "gw", "tw", "wh", "kwh", "mwh", "gwh", "twh", "eur", "usd", "gbp", "cny",
+    "rmb", "euro", "euros", "dollar", "dollars", "yuan", "pct", "mln", "watt", "watts",
+})  # fmt: skip
+_SUFFIXES = ("ations", "ation", "itions", "ition", "ings", "ing", "ies", "ed", "es", "s")
+# Words that make a clause's number a change: `net additions were 0.3 GW`.
+CHANGE_TERMS = frozenset({"add", "net", "increase", "decrease", "growth", "decline", "change", "gain", "yoy"})
+# Where a group of clauses ends: the next one starts with one of these.
+_STRONG = re.compile(
+    r"^(?:;|，|；|\s+(?:and|but|while|whereas|versus|vs\.?|against)\s|,\s*(?:and|but|while)\s)", re.I
+)
+
+Clause = tuple[int, int]
+
+
+def stem(word: str) -> str:
+    """A crude stem, enough to meet `added` with `additions` and `installed` with `installation`."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def terms_of(text: str) -> frozenset[str]:
+    """The content words of `text`, lower case and stemmed."""
+    return frozenset(stem(w) for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in _STOP)
+
+
+def _groups(text: str, clauses: Sequence[Clause]) -> list[list[Clause]]:
+    groups: list[list[Clause]] = []
+    for clause in clauses:
+        if not groups or _STRONG.match(text, clause[0]):
+            groups.append([])
+        groups[-1].append(clause)
+    return groups
+
+
+def clause_terms(text: str, clauses: Sequence[Clause], starts: Sequence[int]) -> dict[int, frozenset[str]]:
+    """The terms of the numbers (starting at `starts`) of each clause, by the clause's start."""
+    out: dict[int, frozenset[str]] = {}
+    inherited: frozenset[str] = frozenset()
+    for group in _groups(text, clauses):
+        counted = [c for c in group if any(c[0] <= s < c[1] for s in starts)]
+        if not counted:
+            continue
+        first = group.index(counted[0])
+        lead = frozenset(w for c in group[:first] for w in terms_of(text[slice(*c)]))
+        run: list[Clause] = []  # the clauses with numbers that the next words without one follow
+        for clause in group[first:]:
+            words = terms_of(text[slice(*clause)])
+            if clause in counted:
+                if run and run[-1] not in counted:
+                    run = []
+                out[clause[0]] = (words | lead) or inherited
+                inherited = out[clause[0]]
+            else:
+                for owner in (c for c in run if c in counted):
+                    out[owner[0]] |= words
+            run.append(clause)
+    return out

@@ -1,0 +1,157 @@
+"""Where each number of a report is stated: its sentence (or table row), what that cites, and the
+numbers beside it that a derivation may use.
+
+- A sentence of a paragraph or list item cites the sources of its own citation groups; a sentence
+  without one borrows those of the next cited sentence of its block (a citation closes the claim it
+  follows), else of the previous one; a list item without any, those of the list's lead-in.
+- A table row cites the sources cited in its cells, else those of its caption (the paragraph right
+  before the table). Its numbers are bound cell by cell to the cell, the column's header and the
+  row's label cells (evidence/binding.py).
+- A derivation may use the sentence's own numbers (and those of the sentence before, when it opens
+  by referring to it: `That is a growth of 21%`), in a table a cell of an earlier row in the column
+  of one of the row's numbers (last year's value for a growth rate), and, where the sentence marks
+  the number derived, the numbers of its paragraph.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass, field
+
+from deepresearch.evidence.arithmetic import PARAGRAPH, Operand, operands
+from deepresearch.evidence.binding import Bound, Context, bind_row, bind_text, paragraph_years
+from deepresearch.evidence.judge import year_spans
+from deepresearch.evidence.quantities import prepare
+from deepresearch.evidence.terms import terms_of
+from deepresearch.report.blocks import Block
+from deepresearch.report.citations import find_groups
+from deepresearch.report.sentences import makes_claims, sentence_spans
+
+
+@dataclass
+class Scope:
+    """One sentence or table row: its numbers (each with its report line) and what it cites."""
+
+    kind: str  # "sentence" or "row"
+    line: int
+    numbers: list[tuple[Bound, int]]
+    cited: tuple[str, ...]
+    earlier: list[Operand] = field(default_factory=list)  # cells of earlier rows of its table
+    spans: list[int] = field(default_factory=list)  # years between two years it names
+
+    def local(self, row: int = -1) -> list[Operand]:
+        """The scope's own numbers as operands (the table row `row` for earlier rows)."""
+        where = f"this {self.kind}" if row == -1 else f"the row on line {self.line}"
+        return [o for bound, _ in self.numbers for o in operands(bound, where, "local", bound.column, row)]
+
+
+def _ids(text: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(i for g in find_groups(text) for i in g.ids))
+
+
+def _sentence_scopes(block: Block, fallback: tuple[str, ...], lines: Collection[int] | None) -> list[Scope]:
+    spans = sentence_spans(block.text)
+    texts = [block.text[a:b] for a, b in spans]
+    cited = [_ids(text) for text in texts]
+    context = Context(fallback=paragraph_years(block.text))
+    scopes: list[Scope] = []
+    for index, (start, sentence) in enumerate(zip((a for a, _ in spans), texts, strict=True)):
+        ids = (
+            cited[index]
+            or next((c for c in cited[index + 1 :] if c), ())
+            or next((c for c in reversed(cited[:index]) if c), fallback)
+        )
+        first = block.line + block.text.count("\n", 0, start)
+        prepared = prepare(sentence)
+        numbers = [
+            (b, first + prepared.count("\n", 0, b.quantity.start))
+            for b in bind_text(sentence, context=context)
+        ]
+        years = [y for b, _ in numbers for y in b.years]
+        scopes.append(Scope("sentence", first, numbers, ids, spans=year_spans(years)))
+    for index, scope in enumerate(scopes):  # a derived number may rest on its paragraph's numbers
+        refers = index > 0 and _REFERS.match(texts[index]) is not None
+        scope.earlier = [
+            o for other in scopes if other is not scope for b, _ in other.numbers
+            for o in operands(b, *_where(other is scopes[index - 1] and refers))
+        ]  # fmt: skip
+    if lines is None:
+        return scopes
+    return [
+        s
+        for s, text in zip(scopes, texts, strict=True)
+        if any(s.line <= n <= s.line + text.count("\n") for n in lines)
+    ]
+
+
+# A sentence that opens by referring to the one before (`That is a growth of 21%`) may derive from
+# its numbers as from its own.
+_REFERS = re.compile(r"^\W*(?:this|that|these|those|it|which|such|i\.e\.)\b", re.IGNORECASE)
+
+
+def _where(previous: bool) -> tuple[str, str, int, int]:
+    return (
+        ("the sentence before", "local", -1, -1)
+        if previous
+        else ("this paragraph", "paragraph", -1, PARAGRAPH)
+    )
+
+
+@dataclass
+class _Table:
+    header: list[str] = field(default_factory=list)
+    caption: tuple[str, ...] = ()
+    rows: list[Scope] = field(default_factory=list)
+    terms: frozenset[str] = frozenset()  # of all its cells: what its rows and columns are about
+
+
+def _row_scope(block: Block, table: _Table) -> Scope:
+    cells = block.text.split(" | ")
+    ids = _ids(block.text) or table.caption
+    bound = bind_row(cells, table.header, around=table.terms)
+    earlier = [o for row, scope in enumerate(table.rows) for o in scope.local(row)]
+    years = [y for b in bound for y in b.years]
+    return Scope("row", block.line, [(b, block.line) for b in bound], ids, earlier, year_spans(years))
+
+
+def _spanned(blocks: list[Block]) -> dict[int, tuple[int, int]]:
+    """The first and last line of each top-level block (a whole table, a whole list)."""
+    spans: dict[int, tuple[int, int]] = {}
+    for block in blocks:
+        first, last = spans.get(block.scope, (block.line, block.line))
+        spans[block.scope] = (min(first, block.line), max(last, block.line + block.text.count("\n")))
+    return spans
+
+
+def scopes(blocks: list[Block], lines: Collection[int] | None = None) -> Iterator[Scope]:
+    """Every sentence and table row of the blocks that make claims, in order (module docstring);
+    only those on `lines`, when given (a table's earlier rows are still read)."""
+    spanned = _spanned(blocks)
+    tables: dict[int, _Table] = {}
+    cells: dict[int, list[str]] = {}
+    for block in blocks:
+        if block.kind in ("table_header", "table_row"):
+            cells.setdefault(block.scope, []).append(block.text)
+    lead_in: tuple[str, ...] = ()
+    previous: Block | None = None
+    for block in blocks:
+        first, last = spanned[block.scope]
+        wanted = lines is None or any(first <= n <= last for n in lines)
+        if block.kind == "table_header":
+            caption = _ids(previous.text) if previous is not None and previous.scope < block.scope else ()
+            terms = terms_of(" ".join(cells.get(block.scope, [])))
+            tables[block.scope] = _Table(block.text.split(" | "), caption, terms=terms)
+        elif block.kind == "table_row" and wanted and makes_claims(block):
+            table = tables.setdefault(block.scope, _Table())
+            row = _row_scope(block, table)
+            table.rows.append(row)
+            if lines is None or row.line in lines:
+                yield row
+        elif block.kind in ("paragraph", "list_item") and wanted and makes_claims(block):
+            fallback = lead_in if block.kind == "list_item" else ()
+            yield from _sentence_scopes(block, fallback, lines)
+        if block.kind == "paragraph" and (previous is None or previous.scope != block.scope):
+            lead_in = _ids(block.text)
+        if block.kind != "table_row":
+            previous = block
