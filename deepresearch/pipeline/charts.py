@@ -18,15 +18,20 @@ from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.prompts import render_prompt
 from deepresearch.pipeline.roles import CHARTS
 from deepresearch.pipeline.step import output_file, run_step
-from deepresearch.state.model import Fact, TaskDoc
+from deepresearch.state.model import Fact, Support, TaskDoc
 
 MAX_LISTED_FACTS = 200  # facts listed in the prompt; the rest are in task.md
 _DIGIT = re.compile(r"\d")
 
 
 def numeric_facts(doc: TaskDoc) -> list[Fact]:
-    """Facts with a source whose statement or quote holds a number: what a chart can draw."""
-    return [f for f in doc.facts if f.sources and _DIGIT.search(f"{f.statement} {f.quote}")]
+    """Facts with a source whose statement or quote holds a number, not judged unsupported by their
+    quote: what a chart can draw."""
+    return [
+        f
+        for f in doc.facts
+        if f.sources and f.support is not Support.UNSUPPORTED and _DIGIT.search(f"{f.statement} {f.quote}")
+    ]
 
 
 def plan_charts(ctx: RunContext) -> list[RenderedFigure]:

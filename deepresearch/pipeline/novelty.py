@@ -11,6 +11,9 @@ is merged; the executor's own judgement is logged beside them but decides nothin
 - a new source of authority ≥ 0.9 backing a verified fact, counted by its original
   (`TaskDoc.original`): a copy of a known source is not new;
 - a contradiction that names a fact already in task.md (Fact-NNN).
+
+A fact the verifier judged unsupported by its own quote counts for none of these: it covers no
+dimension, its numbers are not known, its sources back nothing (saturation ignores it).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from deepresearch.pipeline.quantities import Quantity, quantities
-from deepresearch.state.model import Fact, TaskDoc, Verified
+from deepresearch.state.model import Fact, Support, TaskDoc, Verified
 
 TIER1_AUTHORITY = 0.9
 _FACT_ID = re.compile(r"\bFact-\d+\b")
@@ -72,11 +75,16 @@ class Novelty:
         return out
 
 
+def holds(fact: Fact) -> bool:
+    """A verified fact the verifier has not judged unsupported by its quote."""
+    return fact.verified is Verified.YES and fact.support is not Support.UNSUPPORTED
+
+
 def covered_dimensions(doc: TaskDoc) -> set[str]:
     """Dimensions that at least one verified fact serves."""
     covered: set[str] = set()
     for fact in doc.facts:
-        if fact.verified is Verified.YES:
+        if holds(fact):
             covered.update(doc.fact_dimensions(fact))
     return covered
 
@@ -86,6 +94,8 @@ def known(doc: TaskDoc) -> Known:
     state = Known(covered_dimensions(doc), {}, {doc.original(s.id) for s in doc.sources})
     for fact in doc.facts:
         state.fact_ids.add(fact.id)
+        if fact.support is Support.UNSUPPORTED:
+            continue
         found = quantities(fact.statement)
         for dim in doc.fact_dimensions(fact):
             state.quantities.setdefault(dim, []).extend(found)
@@ -94,9 +104,7 @@ def known(doc: TaskDoc) -> Known:
 
 def tier1_sources(doc: TaskDoc, task_id: str) -> int:
     """Independent sources of authority ≥ 0.9 backing the task's verified facts (copies once)."""
-    backing = [
-        sid for f in doc.facts if f.task == task_id and f.verified is Verified.YES for sid in f.sources
-    ]
+    backing = [sid for f in doc.facts if f.task == task_id and holds(f) for sid in f.sources]
     strong = [sid for sid in backing if _authority(doc, sid) >= TIER1_AUTHORITY]
     return len(doc.independent(strong))
 
@@ -134,4 +142,4 @@ def measure(
 
 def _verified(doc: TaskDoc, fact_ids: Iterable[str]) -> list[Fact]:
     wanted = set(fact_ids)
-    return [f for f in doc.facts if f.id in wanted and f.verified is Verified.YES]
+    return [f for f in doc.facts if f.id in wanted and holds(f)]

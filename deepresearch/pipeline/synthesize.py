@@ -17,6 +17,7 @@ from deepresearch.pipeline.prompts import render_prompt
 from deepresearch.pipeline.roles import SYNTHESIZER, StepScope
 from deepresearch.pipeline.step import output_file, run_step
 from deepresearch.report.finalize import VerificationOutcome, verify_and_finalize
+from deepresearch.state.model import Fact, Support, TaskDoc
 
 
 def report_language(ctx: RunContext) -> str:
@@ -49,12 +50,19 @@ def synthesize(
     return outcome
 
 
+def offered_facts(doc: TaskDoc) -> list[Fact]:
+    """The facts the synthesizer may use: all but those the verifier judged unsupported by their
+    own quote (they have left the closed world)."""
+    return [f for f in doc.facts if f.support is not Support.UNSUPPORTED]
+
+
 def synthesizer_prompt(
     ctx: RunContext, analysis: Path | None = None, figures: Sequence[RenderedFigure] = ()
 ) -> str:
     """The synthesizer's rendered prompt."""
     doc = ctx.doc
     output = output_file(ctx, SYNTHESIZER)
+    facts = offered_facts(doc)
     return render_prompt(
         SYNTHESIZER.template,
         role=SYNTHESIZER.role,
@@ -67,4 +75,6 @@ def synthesizer_prompt(
         outline=doc.outline,
         analysis_file=ctx.workspace.relative(analysis) if analysis is not None else "",
         figures=figures,
+        facts=facts,
+        withheld=len(doc.facts) - len(facts),
     )

@@ -1,11 +1,15 @@
 """Phase: support. The verifier role judges whether evidence supports claims; code records it.
 
 - After each round's execution: one call for every fact not judged yet whose quote code found in
-  the archive (statement, quote, source title) → task.md's Facts `Support` column.
+  the archive (statement, quote, source title) → task.md's Facts `Support` and `Support reason`.
+  The verdict has consequences: an `unsupported` fact leaves the closed world (the synthesizer is
+  not offered it, the report check does not count it as evidence, figures refuse it, saturation
+  ignores it); a `partial` fact is offered with its reason.
 - On each report draft (inside the synthesizer's check, so the one repair carries both): one call for
   the cited sentences without a verdict (each with the statements and quotes of the facts of the
-  sources it cites) → `.deepresearch/support.json`; an unsupported sentence is an `unsupported_claim`
-  violation of the draft.
+  sources it cites, a partial fact with the verifier's reason, no unsupported fact) →
+  `.deepresearch/support.json`; an unsupported sentence is an `unsupported_claim` violation of the
+  draft.
 
 `verify_support: never` switches it off. A call the budget cannot afford is not started, and a
 verifier that fails costs nothing but the verdicts: claims stay "not checked", with the reason kept.
@@ -90,6 +94,7 @@ def verify_facts(ctx: RunContext) -> None:
     for fact in ctx.doc.facts:
         if fact.id in verdicts and fact.support is Support.UNCHECKED:
             fact.support = verdicts[fact.id].support
+            fact.support_reason = verdicts[fact.id].reason
     ctx.save(f"support-r{round_no}")
     counts = {s: sum(v.support is s for v in verdicts.values()) for s in Support}
     detail = ", ".join(
@@ -105,6 +110,14 @@ def _related(claim: Claim, facts: Sequence[Fact]) -> list[Fact]:
     return ranked[:MAX_FACTS_PER_CLAIM]
 
 
+def fact_evidence(fact: Fact) -> str:
+    """A fact as the report's verifier sees it: a partial one with what its verdict says it lacks."""
+    line = f'{fact.id} [{", ".join(fact.sources)}]: {fact.statement} — quote: "{fact.quote}"'
+    if fact.support is Support.PARTIAL:
+        line += f" — verifier: partial ({fact.support_reason or 'no reason given'})"
+    return line
+
+
 def _claim_items(doc: TaskDoc, claims: list[Claim]) -> list[tuple[Item, Claim]]:
     by_source: dict[str, list[Fact]] = {}
     for fact in doc.facts:
@@ -112,13 +125,14 @@ def _claim_items(doc: TaskDoc, claims: list[Claim]) -> list[tuple[Item, Claim]]:
             by_source.setdefault(source_id, []).append(fact)
     items: list[tuple[Item, Claim]] = []
     for claim in claims:
-        facts = list({f.id: f for s in claim.sources for f in by_source.get(s, [])}.values())
+        facts = [
+            f
+            for f in {f.id: f for s in claim.sources for f in by_source.get(s, [])}.values()
+            if f.support is not Support.UNSUPPORTED  # out of the closed world: not evidence
+        ]
         if not facts:
-            continue  # nothing to judge it against (the check reports the unbacked source)
-        shown = tuple(
-            f'{f.id} [{", ".join(f.sources)}]: {f.statement} — quote: "{f.quote}"'
-            for f in _related(claim, facts)
-        )
+            continue  # nothing to judge it against (the check reports it)
+        shown = tuple(fact_evidence(f) for f in _related(claim, facts))
         items.append((Item(f"C{len(items) + 1}", claim.text, "", shown), claim))
     return items
 

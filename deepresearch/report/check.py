@@ -8,10 +8,11 @@ Rules (the References and Verification sections, code blocks and code spans are 
   recorded, so it cannot be shown unaltered).
 - unbacked_source: a cited source backs no fact in `## Facts`.
   (Source-level problems are reported once, at the source's first citation.)
-- unverified_only: a citation group (adjacent citations: the support of one claim) in which no
-  source backs a fact whose quote was found (Verified = yes or partial), while at least one of its sources
-  backs some fact: the claim rests only on quotes that were not found (no) or not checked yet
-  (unchecked). The check works per source, not per fact: code cannot tell which fact a sentence
+- unverified_only: a citation group (adjacent citations: the support of one claim) whose sources
+  back only facts the verifier judged unsupported by their own quotes (they have left the closed
+  world), or in which no source backs a fact whose quote was found (Verified = yes or partial),
+  while at least one of its sources backs some fact: the claim rests only on quotes that were not
+  found (no) or not checked yet (unchecked). The check works per source, not per fact: code cannot tell which fact a sentence
   restates, so a source with at least one verified fact counts as verified support.
 - density: a block that makes claims (see sentences.py) has fewer citation groups than
   ceil(sentences / 2).
@@ -43,7 +44,7 @@ from deepresearch.report.number_check import number_violations
 from deepresearch.report.sentences import citations_needed, count_sentences, makes_claims
 from deepresearch.report.suspicious import suspicious_number_violations
 from deepresearch.report.violation import Violation, format_violation
-from deepresearch.state.model import Fact, Severity, Source, TaskDoc, Verified, id_number
+from deepresearch.state.model import Fact, Severity, Source, Support, TaskDoc, Verified, id_number
 
 KINDS = (
     "unknown_source",
@@ -167,7 +168,11 @@ def _support_violations(cited: Cited, doc: TaskDoc) -> list[Violation]:
     backed = _facts_by_source(doc)
     found: list[Violation] = []
     for _, group in cited:
-        facts = [fact for source_id in group.ids for fact in backed.get(source_id, [])]
+        every = [fact for source_id in group.ids for fact in backed.get(source_id, [])]
+        facts = [fact for fact in every if fact.support is not Support.UNSUPPORTED]
+        if every and not facts:
+            found.append(Violation(group.line, "unverified_only", _unsupported_message(group, every)))
+            continue
         # A partial fact's quote was found: the numbers it lacks are the number check's business.
         if not facts or any(fact.verified in (Verified.YES, Verified.PARTIAL) for fact in facts):
             continue
@@ -186,6 +191,17 @@ def _support_violations(cited: Cited, doc: TaskDoc) -> list[Violation]:
             )
         )
     return found
+
+
+def _unsupported_message(group: CitationGroup, facts: list[Fact]) -> str:
+    listed = "; ".join(f"{f.id}: {f.support_reason.rstrip('.') or 'no reason given'}" for f in facts[:3])
+    more = f"; and {len(facts) - 3} more" if len(facts) > 3 else ""
+    cites = "".join(f"[{i}]" for i in group.ids)
+    return (
+        f"the claim cited with {cites} rests only on facts the verifier judged unsupported by their own "
+        f"quotes ({listed}{more}), which are not evidence; cite a source with a supported fact for it, "
+        "or remove the claim."
+    )
 
 
 def _density_violations(blocks: list[Block]) -> list[Violation]:

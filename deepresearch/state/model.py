@@ -132,6 +132,7 @@ class Fact:
     task: str = ""  # the task that produced it
     support: Support = Support.UNCHECKED  # judged by the verifier role
     dimensions: list[str] = field(default_factory=list)  # the ones it serves; [] = its task's
+    support_reason: str = ""  # the verifier's one-line reason for its Support verdict
 
 
 # Sources' `flags` (set by code, never by agents): `suspicious` marks a page with instruction-like

@@ -130,6 +130,7 @@ TABLES: tuple[TableSpec, ...] = (
             _col("Support", "support", enum_codec(model.Support, model.Support.UNCHECKED), optional=True),
             _col("Task", "task", id_codec(TASK_ID, _TASK, optional=True)),
             _col("Dimensions", "dimensions", id_list_codec(), optional=True),
+            _col("Support reason", "support_reason", text_codec(), optional=True),
         ),
         "id",
     ),
