@@ -7,7 +7,8 @@ in the text it is written in, to:
   it, or its place in a list of years; else the years of its clause that no other number took (a
   table cell: of its column's header, else of its row's label cells); else, weakly, those of its
   sentence (a table row: of any column's header), then the `fallback` years given (its
-  paragraph's), or, for evidence, every year of its text. Their **strength**: 2 for its own, 1 for
+  paragraph's), or, for evidence, every year of its text; none for where a change started (`up from
+  38.5%`). Their **strength**: 2 for its own, 1 for
   the one year of a sentence's opening clause (`In 2024, ...`) or, for evidence, of its sentence,
   0 for a looser guess (evidence/aboutness.py says when years conflict).
 - **terms** (evidence/terms.py): what the number is a number of.
@@ -72,6 +73,7 @@ class Bound:
     around: frozenset[str] = frozenset()  # the terms of its whole text (a table: of its cells)
     beside: frozenset[Decimal] = frozenset()  # the values of the other numbers of its clause
     changing: bool = False  # evidence whose sentence speaks of a change: it may be one
+    undated: bool = False  # where a change started (`up from 38.5%`): its year is not the sentence's
 
     @property
     def text(self) -> str:
@@ -155,8 +157,10 @@ class _Reading:
                 b = self._bound(
                     q, here, (c_start, c_end), about.get(c_start, frozenset()), q.start in derived
                 )
-                own = b.years if b.years else weak
-                bound.append(replace(b, years=own, strength=2 if b.years else strength, changing=changing))
+                undated = not b.years and bool(_STARTING.search(self.text, 0, q.start))
+                own = b.years or (frozenset() if undated else weak)
+                strong = 2 if b.years else strength
+                bound.append(replace(b, years=own, strength=strong, changing=changing, undated=undated))
         return bound
 
     def _bound(
@@ -203,6 +207,12 @@ def _intro_years(
     if not clauses or any(clauses[0][0] <= q.start < clauses[0][1] for q in found if q.claim):
         return frozenset()
     return _within(free, *clauses[0])
+
+
+# `up from 38.5%`, `rose from 95m`: where a change started, not the year the sentence is about.
+_STARTING = re.compile(
+    r"\bfrom\s+(?:(?:about|around|roughly|nearly|some|just|only|EUR|USD|US\$|[$€£¥])\s*)*$", re.I
+)
 
 
 def _margin(text: str, start: int) -> bool:

@@ -49,7 +49,7 @@ class Evidence:
         )
         years = frozenset(y for b in (*stated, *quoted) for y in b.years)
         dated = [
-            tuple(b if b.years else replace(b, years=years, strength=0) for b in text)
+            tuple(b if b.years or b.undated else replace(b, years=years, strength=0) for b in text)
             for text in (stated, quoted)
         ]
         return cls(dated, dated=True)

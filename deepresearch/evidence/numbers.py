@@ -1,4 +1,4 @@
-"""Numbers written in prose, and whether a chart value is one of them.
+"""Numbers written in prose: every reading of each, where it is written, and the text around one.
 
 Reading a text (after NFKC, so full-width digits and `％` count, and non-breaking spaces are spaces):
 
@@ -10,12 +10,8 @@ Reading a text (after NFKC, so full-width digits and `％` count, and non-breaki
 - scale words: `thousand`/`k`, `million`/`mn`/`m`, `billion`/`bn`/`b`, `trillion`/`tn`, and
   `千`, `万`, `百万`, `千万`, `亿`, `万亿`: `1.2 million` is read as both 1.2 and 1200000.
 
-The matching rule (`value_matches`): a chart value v matches a number m read in the text when
-v == m exactly, or when v is m rounded to v's own written precision (v has fewer decimals, e.g.
-3.1 from 3.14, or 1200000 from 1,234,000 rounded to the hundred thousand) and differs from m by at
-most 5% of m. A chart may round a source's number, never add precision to it nor move it. A
-negative v also matches the unsigned number |v| when the text says the quantity fell (fell, declined,
-decreased, dropped, down, lost, 下降, 减少, 下跌...), since "fell 3.5%" is charted as -3.5.
+Whether a number is one of them, and about the same thing, is the one rule for facts, reports and
+figures alike: evidence/number_match.py, aboutness.py and judge.py.
 """
 
 from __future__ import annotations
@@ -23,9 +19,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import Decimal
 
-TOLERANCE = Decimal("0.05")
 _SPACES = "[ \u00a0\u202f\u2009]"
 _NUMBER = re.compile(
     rf"(?<![\w.,])(?P<sign>[-−]|(?<!\S)[–—])?"
@@ -38,11 +33,6 @@ _SCALES = {
     "thousand": 3, "k": 3, "million": 6, "mn": 6, "m": 6, "billion": 9, "bn": 9, "b": 9,
     "trillion": 12, "tn": 12, "千": 3, "万": 4, "百万": 6, "千万": 7, "亿": 8, "万亿": 12,
 }  # fmt: skip
-_FELL = re.compile(
-    r"\b(fell|fall(s|ing)?|declin\w*|decreas\w*|drop\w*|down|lower\w*|los[st]\w*|shr[ai]nk\w*|"
-    r"contract\w*|reduc\w*|negative|minus)\b|下降|减少|下跌|降低|亏损|缩减|萎缩|跌",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -97,45 +87,8 @@ def mentions(text: str) -> list[Mention]:
     return found
 
 
-def _quantum(written: str) -> int:
-    """The exponent of the last written digit: -1 for "3.1", 0 for "41", 5 for "1200000"."""
-    number = Decimal(written)
-    if "." in written or "e" in written.lower():
-        exponent = number.as_tuple().exponent
-        return exponent if isinstance(exponent, int) else 0
-    if number == 0:
-        return 0
-    exponent = number.normalize().as_tuple().exponent
-    return exponent if isinstance(exponent, int) else 0
-
-
-def value_matches(written: str, number: Decimal) -> bool:
-    """Whether a chart value written as `written` is `number`, exactly or rounded (module rule)."""
-    try:
-        value = Decimal(written)
-    except InvalidOperation:
-        return False
-    if value == number:
-        return True
-    if number == 0 or abs(value - number) > abs(number) * TOLERANCE:
-        return False
-    step = Decimal(1).scaleb(_quantum(written))
-    return any(number.quantize(step, rounding=mode) == value for mode in (ROUND_HALF_UP, ROUND_HALF_EVEN))
-
-
-def find_value(written: str, text: str) -> Mention | None:
-    """The mention in `text` that the value matches, or None (see the module docstring)."""
-    found = mentions(text)
-    for mention in found:
-        if value_matches(written, mention.value):
-            return mention
-    if written.startswith("-") and _FELL.search(normalize(text)):
-        return next((m for m in found if not m.signed and value_matches(written[1:], m.value)), None)
-    return None
-
-
 def closest_excerpt(written: str, text: str, width: int = 30) -> str:
-    """The part of `text` around the number nearest to the value, for a rejection message."""
+    """The part of `text` around the number nearest to the value `written`, for a rejection message."""
     text = normalize(text)
     found = mentions(text)
     if not found:

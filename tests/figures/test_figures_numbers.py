@@ -1,14 +1,17 @@
-"""Reading numbers written in prose, and the rounding rule for chart values."""
+"""Reading numbers written in prose, and the rule for chart values (the report's rule: evidence/)."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deepresearch.evidence.numbers import closest_excerpt, find_value, mentions, value_matches
+from deepresearch.evidence.cited import Evidence
+from deepresearch.evidence.numbers import closest_excerpt, mentions
+from deepresearch.figures.point_grounding import _About, point_number
+from deepresearch.state.model import Fact
 
 
 def readings(text: str) -> set[Decimal]:
@@ -44,6 +47,15 @@ def test_numbers_are_read_with_separators_signs_percent_and_scale(text: str, exp
     assert readings(text) == {Decimal(v) for v in expected}
 
 
+def drawn(written: str, text: str, unit: str = "", label: str = "") -> bool:
+    """Whether a chart value is grounded in a fact that states `text` (the figures' rule, which is
+    the report's: evidence/)."""
+    fact = Fact("Fact-001", text, ["S01"], quote=text)
+    about = _About(label, "", frozenset(), frozenset())
+    evidence = Evidence.of_fact(fact.id, fact.statement, fact.quote)
+    return any(evidence.stating(b)[0] is not None for b in point_number(written, unit, about))
+
+
 @pytest.mark.parametrize(
     ("written", "number", "matches"),
     [
@@ -63,25 +75,32 @@ def test_numbers_are_read_with_separators_signs_percent_and_scale(text: str, exp
     ],
 )
 def test_rounding_rule(written: str, number: str, matches: bool) -> None:
-    assert value_matches(written, Decimal(number)) is matches
+    assert drawn(written, f"The value was {number} in that year.") is matches
 
 
 def test_percent_value_matches_with_or_without_the_percent_sign() -> None:
-    assert find_value("42", "a share of 42%")
-    assert find_value("0.42", "a share of 42%")
-    assert not find_value("43", "a share of 42%")
+    assert drawn("42", "a share of 42%")
+    assert drawn("42", "a share of 42%", unit="%")
+    assert not drawn("43", "a share of 42%")
+    assert not drawn("42", "a capacity of 42 GW", unit="%")  # a unit the reader knows is kept
 
 
 def test_scaled_values_match_either_form() -> None:
-    assert find_value("1200000", "1.2 million people")
-    assert find_value("1.2", "1.2 million people")
-    assert find_value("9495000", "销量达到949.5万辆")
+    assert drawn("1200000", "1.2 million people")
+    assert drawn("1.2", "1.2 million people", unit="million")
+    assert drawn("9495000", "销量达到949.5万辆")
 
 
 def test_negative_value_matches_an_unsigned_number_only_when_the_text_says_it_fell() -> None:
-    assert find_value("-14", "Battery prices fell 14% in 2023")
-    assert find_value("-37.9", "利润下降37.9%")
-    assert not find_value("-14", "Battery prices rose 14% in 2023")
+    assert drawn("-14", "Battery prices fell 14% in 2023")
+    assert drawn("-37.9", "利润下降37.9%")
+    assert not drawn("-14", "Battery prices rose 14% in 2023")
+
+
+def test_a_point_for_a_year_needs_the_number_for_that_year() -> None:
+    text = "Sales were 6.6 million in 2021 and 10.5 million in 2022."
+    assert drawn("6.6", text, unit="million", label="2021")
+    assert not drawn("6.6", text, unit="million", label="2022")
 
 
 def test_excerpt_shows_the_nearest_number() -> None:
@@ -91,15 +110,18 @@ def test_excerpt_shows_the_nearest_number() -> None:
     assert excerpt.startswith("...")
 
 
+@settings(max_examples=60, deadline=None)
 @given(st.integers(min_value=-(10**12), max_value=10**12), st.sampled_from([",", " ", "\u00a0", "\u202f"]))
 def test_any_integer_written_with_thousands_separators_is_found(number: int, separator: str) -> None:
     written = f"{abs(number):,}".replace(",", separator)
-    text = f"The total was {'-' if number < 0 else ''}{written} units."
-    assert find_value(str(number), text)
+    fell = " after it fell" if number < 0 else ""
+    text = f"The total was {'-' if number < 0 else ''}{written} units{fell}."
+    assert drawn(str(number), text)
 
 
+@settings(max_examples=60, deadline=None)
 @given(st.decimals(min_value=-1000, max_value=1000, places=2, allow_nan=False, allow_infinity=False))
 def test_any_decimal_matches_itself_and_its_percent_form(value: Decimal) -> None:
     text = f"a change of {value}% last year"
-    assert find_value(str(value), text)
-    assert find_value(str(value.scaleb(-2)), text)
+    assert drawn(str(value), text)
+    assert drawn(str(value), text, unit="%")
