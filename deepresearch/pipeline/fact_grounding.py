@@ -1,10 +1,12 @@
 """Is a fact verified? Its quote is in an archived source it cites, and every number its statement
-gives is in that quote or follows from the quote's numbers (evidence/number_match.py), or is written in
-the archived text around the quote (`sources.quotes.PASSAGE_CHARS`, the archive's header left out).
-A found quote whose statement adds a number is `partial`.
+gives is stated by that quote for the same thing, or follows from the quote's numbers where the
+statement says so (evidence/judge.py: the report's rule), or is written in the archived text around
+the quote (`sources.quotes.PASSAGE_CHARS`, the archive's header left out). A found quote whose
+statement adds a number is `partial`.
 
-The executor's code check runs the same rule on its file before the findings are merged: facts whose
-numbers are missing go back to the executor once, each named with its line (the step's one repair).
+The executor's code check runs the same rule on its file before the findings are merged, and checks
+that no statement names who published it when its quote does not (pipeline/statements.py): those
+facts go back to the executor once, each named with its line (the step's one repair).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from deepresearch.core.workspace import Workspace
 from deepresearch.evidence.judge import missing_numbers
 from deepresearch.evidence.quantities import Quantity
 from deepresearch.pipeline.checks import CheckResult
+from deepresearch.pipeline.statements import attribution
 from deepresearch.report.check import Violation
 from deepresearch.sources.api import passage_for, verify_quote_for
 from deepresearch.sources.record import SourceRecord
@@ -78,7 +81,9 @@ def _statement_lines(path: Path) -> list[int]:
 
 def findings_check(workspace: Workspace, output_file: Path) -> Callable[[ExecutorOutput], CheckResult]:
     """The executor's code check: each fact whose quote is found in an archived source but whose
-    statement gives a number that neither the quote nor the text around it states."""
+    statement gives a number that neither the quote nor the text around it states (or derives where
+    the statement says so), and each statement that names who published it when its quote does
+    not (pipeline/statements.py)."""
     registry = SourceRegistry(workspace)
 
     def check(output: ExecutorOutput) -> CheckResult:
@@ -86,15 +91,25 @@ def findings_check(workspace: Workspace, output_file: Path) -> Callable[[Executo
         lines = _statement_lines(output_file)
         found: list[Violation] = []
         for n, fact in enumerate(output.facts, 1):
+            line = lines[n - 1] if n <= len(lines) else 1
+            named = attribution(fact.statement, fact.quote)
+            if named:
+                found.append(Violation(line, "publisher_in_statement", _named_message(n, named)))
             cited = [records[s] for s in fact.sources if s in records]
             grounding = ground_fact(workspace, fact, cited)
-            if grounding.verified is not Verified.PARTIAL:
-                continue
-            line = lines[n - 1] if n <= len(lines) else 1
-            found.append(Violation(line, "ungrounded_number", _message(n, fact, grounding)))
+            if grounding.verified is Verified.PARTIAL:
+                found.append(Violation(line, "ungrounded_number", _message(n, fact, grounding)))
         return CheckResult(found)
 
     return check
+
+
+def _named_message(n: int, named: str) -> str:
+    return (
+        f'facts item {n}: the statement names who published it ("{named}"), which its quote does not '
+        "say; who published a fact belongs to its source (title and URL), not to the statement: state "
+        "only what the quote states."
+    )
 
 
 def _message(n: int, fact: Fact, grounding: FactGrounding) -> str:
