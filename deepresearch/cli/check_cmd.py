@@ -1,6 +1,7 @@
 """`deepresearch check [WORKDIR]`: verify report.md against task.md, the archived sources and the
 figures drawn for it (assets/images/figures.json: every figure referred to exists, every figure is
-in the report with a caption citing its sources)."""
+in the report with a caption citing its sources). `--explain` lists every number the report states
+with the fact that states it, the derivation accepted, or why it is not grounded."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from deepresearch.core.workspace import Workspace
 if TYPE_CHECKING:
     from deepresearch.figures import RenderedFigure
     from deepresearch.report.finalize import VerificationOutcome
+    from deepresearch.report.number_check import Judged
+    from deepresearch.state.model import TaskDoc
 
 
 def register(app: typer.Typer) -> None:
@@ -37,14 +40,24 @@ def check(
     pdf: Annotated[
         bool, typer.Option("--pdf", help="Also print report.pdf through headless Chromium.")
     ] = False,
+    explain: Annotated[
+        bool,
+        typer.Option(
+            "--explain",
+            help="List every number the report states: the fact that states it, the derivation accepted, "
+            "or why it is not grounded.",
+        ),
+    ] = False,
 ) -> None:
     """Check the report, rewrite it with References (and Verification), exit 8 if problems remain."""
     # Imported here so that `deepresearch --help` does not load the report and figure machinery.
     from deepresearch.core.config import load_config
     from deepresearch.figures import load_figures
+    from deepresearch.report.archives import original_hash_notes
     from deepresearch.report.check import format_violation
     from deepresearch.report.finalize import verify_and_finalize
     from deepresearch.report.html import render_pdf
+    from deepresearch.report.number_check import explanation
     from deepresearch.state.store import StateStore
 
     workspace = Workspace((workdir or Path.cwd()).resolve())
@@ -55,12 +68,23 @@ def check(
     pdf_path = workspace.root / "report.pdf"
     if pdf:
         render_pdf(workspace.report_html, pdf_path, load_config(workspace.root).chromium_path)
+    numbers = _numbers(outcome.final_text, doc) if explain else []
     if as_json:
         data = _as_json(workspace, outcome, figures, pdf_path if pdf else None)
+        if explain:
+            data["numbers"] = [
+                {"line": j.line, "number": j.bound.text, "cited": list(j.cited), "grounded": j.grounded,
+                 "how": j.how, "why": j.why}
+                for j in numbers
+            ]  # fmt: skip
         typer.echo(json.dumps(data, ensure_ascii=False))
     else:
+        for judged in numbers:
+            typer.echo(f"report.md:{explanation(judged)}")
         for violation in outcome.violations:
             typer.echo(format_violation(violation))
+        for note in original_hash_notes(doc.sources, workspace.root):
+            typer.echo(f"note: {note}", err=True)
         written = ", ".join(p.name for p in (workspace.report_html, workspace.knowledge_json))
         typer.echo(f"report.md rewritten with References; wrote {written}" + (", report.pdf" * pdf), err=True)
     if outcome.violations:
@@ -71,6 +95,14 @@ def check(
             hint="fix each listed line (state only what task.md's facts support, cited [Sxx]), "
             "then run deepresearch check again",
         )
+
+
+def _numbers(report_text: str, doc: TaskDoc) -> list[Judged]:
+    """Every number of the report's body, judged where it is stated."""
+    from deepresearch.report.blocks import body_blocks, strip_generated_sections
+    from deepresearch.report.number_check import judge_numbers
+
+    return list(judge_numbers(body_blocks(strip_generated_sections(report_text)), doc))
 
 
 def _read_report(workspace: Workspace) -> str:

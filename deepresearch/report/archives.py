@@ -17,6 +17,9 @@ class ArchiveState(StrEnum):
     MISSING = "missing"  # the file is not there
     NO_HASH = "no-hash"  # the file is there but task.md records no SHA-256 to compare with
     ALTERED = "altered"  # the file's SHA-256 differs from the recorded one
+    # A workspace archived before the one hash rule (a PDF's text in the .md, its SHA-256 recorded of
+    # the original .pdf beside it): the original is there, unaltered; the text is not covered.
+    ORIGINAL_HASH = "original-hash"
 
 
 @dataclass(frozen=True)
@@ -55,8 +58,36 @@ def archive_status(source: Source, workspace_root: Path) -> ArchiveStatus:
     if not path.is_file():
         return ArchiveStatus(ArchiveState.MISSING, path)
     actual = file_sha256(path)
-    if not normalize_sha256(source.sha256):
+    recorded = normalize_sha256(source.sha256)
+    if not recorded:
         return ArchiveStatus(ArchiveState.NO_HASH, path, actual)
-    if actual != normalize_sha256(source.sha256):
-        return ArchiveStatus(ArchiveState.ALTERED, path, actual)
+    if actual != recorded:
+        original = _original_beside(path, recorded)
+        return ArchiveStatus(ArchiveState.ORIGINAL_HASH if original else ArchiveState.ALTERED, path, actual)
     return ArchiveStatus(ArchiveState.OK, path, actual)
+
+
+def _original_beside(path: Path, recorded: str) -> Path | None:
+    """The original file beside an extracted text (`S17-host.pdf` for `S17-host.md`) whose SHA-256
+    is the recorded one: the hash rule before the archived text was hashed."""
+    for original in sorted(path.parent.glob(f"{path.stem}.*")):
+        if original != path and original.is_file() and file_sha256(original) == recorded:
+            return original
+    return None
+
+
+def original_hash_notes(sources: list[Source], workspace_root: Path) -> list[str]:
+    """One note per source whose recorded SHA-256 is of its original file, not of its archived text
+    (a workspace from before the one hash rule): what the check accepts, and how to bring it up to date."""
+    notes = []
+    for source in sources:
+        status = archive_status(source, workspace_root)
+        if status.state is ArchiveState.ORIGINAL_HASH and status.path is not None:
+            original = _original_beside(status.path, normalize_sha256(source.sha256))
+            notes.append(
+                f"[{source.id}]: task.md records the SHA-256 of its original file "
+                f"{original.name if original else '?'}, which is unaltered, not of its archived text "
+                f"{source.archive} (the rule before one hash per archive file), so that text is not covered "
+                f"by a hash; re-archive it to record one: deepresearch archive {source.url}"
+            )
+    return notes

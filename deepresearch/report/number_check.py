@@ -143,6 +143,16 @@ def _repeated(bound: Bound, scope: Scope, derived: list[tuple[frozenset[str], Bo
     return Judgement(True, f"derived on {stated.origin}, from the sources cited here") if stated else None
 
 
+def explanation(judged: Judged) -> str:
+    """How a number is grounded, or why it is not: one line for `deepresearch check --explain`."""
+    cites = "".join(f"[{s}]" for s in judged.cited) or "nothing cited"
+    if judged.grounded:
+        return f"{judged.line}: {judged.bound.text} ({cites}): {judged.how}"
+    return f"{judged.line}: {judged.bound.text} ({cites}): NOT grounded" + (
+        f": {judged.why}" if judged.why else ""
+    )
+
+
 def number_violations(blocks: list[Block], doc: TaskDoc) -> list[Violation]:
     """An `ungrounded_number` violation for each number the cited facts neither state nor derive."""
     evidence = FactEvidence(doc)
