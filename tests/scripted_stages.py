@@ -109,6 +109,15 @@ def _prompt_figures(prompt: str) -> list[tuple[str, str]]:
     return re.findall(r"^- (Figure \d+|图 \d+): .*?\(data from \[(S\d+)\]", block, re.M)
 
 
+def _offered(prompt: str, facts: list[list[str]]) -> list[list[str]]:
+    """The Facts rows the synthesizer's prompt offers (all of them when it lists none)."""
+    if "## The facts you may use" not in prompt:
+        return facts
+    section = prompt.split("## The facts you may use", 1)[1].split("\n## ", 1)[0]
+    offered = set(re.findall(r"^- (Fact-\d+) ", section, re.M))
+    return [row for row in facts if row[0] in offered]
+
+
 def report_output(spec: dict[str, Any], workdir: Path, repair: bool, prompt: str) -> str:
     """The report: scripted text, else a summary, one `##` section per outline row, and limitations."""
     if spec.get("report_first") and not repair:
@@ -117,7 +126,7 @@ def report_output(spec: dict[str, Any], workdir: Path, repair: bool, prompt: str
         return str(spec["report"])
     question = re.search(r"^question:\s*(.+)$", (workdir / "task.md").read_text(encoding="utf-8"), re.M)
     title = question.group(1).strip().strip("'\"") if question else "Research report"
-    facts = table(workdir, "Facts")
+    facts = _offered(prompt, table(workdir, "Facts"))
     dims = {row[0]: set(_ids(row[2])) for row in table(workdir, "Research DAG")}
     sentence = {row[0]: f"{row[1].rstrip('.')} {_cites(row[2])}." for row in facts}
     lines = [f"# Report: {title}", "", "## Executive summary", "", *sentence.values()]

@@ -80,11 +80,11 @@ def conflict(
 ) -> str:
     """Why `stated`, which has the claim's value, is not about the same thing ("" when it is)."""
     who = f"{stated.origin} states {stated.text}"
+    if not _timely(claim, stated):
+        return f"{who} for {years_text(stated.years)}, not {years_text(claim.years)}"
     if dated and loosely_dated(claim, stated):
         said = f"only loosely for {years_text(stated.years)}" if stated.years else "for no year"
         return f"{who} {said}, not for {years_text(claim.years)}"
-    if not _timely(claim, stated):
-        return f"{who} for {years_text(stated.years)}, not {years_text(claim.years)}"
     if claim.change and not (stated.change or stated.changing):
         return f"{who} as a level, not as a change"
     if stated.change and not claim.change and claim.column >= 0:

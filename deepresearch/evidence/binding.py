@@ -52,7 +52,9 @@ _CLAUSE_BREAK = re.compile(
 )
 _BETWEEN = re.compile(r"\bbetween\s+\S+(?:\s+\S+)?$", re.IGNORECASE)
 _CHANGE_HEADER = re.compile(
-    r"\b(?:added|additions?|net|growth|change|gap|difference|increase|decrease)\b", re.IGNORECASE
+    r"\b(?:added|additions?|net|growth|change|gap|difference|increase|decrease|fall|rise|drop|decline|cut|"
+    r"reduction|yoy|y/y|delta)\b|增长|变化|增幅|降幅",
+    re.IGNORECASE,
 )
 
 

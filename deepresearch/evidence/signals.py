@@ -60,8 +60,8 @@ _SIGNALS: dict[str, re.Pattern[str]] = {
 }
 
 _HEDGE = r"(?:(?:about|around|roughly|nearly|almost|some|approximately|over|just|only|a further|a net|net|another)\s+)*"
-_RISE = r"rose|ris(?:e|es|en)|grew|grow[sn]?|increased?|climbed|jumped|gained|added|adds|up|surged|expanded"
-_FALL = r"fell|falls?|declined?|decreased?|dropped|slipped|lost|cut|down|plunged|shrank|contracted"
+_RISE = r"rose|ris(?:e|es|en)|grew|grow[sn]?|increased?|climbed|jumped|gained|added|adds|up|surged|expanded|raised|lifted|boosted|doubled|tripled"
+_FALL = r"fell|falls?|declined?|decreased?|dropped|slipped|lost|cut|down|plunged|shrank|contracted|reduced|reduces|lowered|halved|slashed|trimmed"
 _CJK_RISE = "增长了?|增加了?|上升了?|提高了?|多了"
 _CJK_FALL = "下降了?|减少了?|降低了?|下跌了?|缩减了?|少了"
 _BEFORE = re.compile(
@@ -83,7 +83,8 @@ _FALL_WORD = re.compile(
 )
 _CHANGE_WORDS = re.compile(
     r"\b(?:add(?:ed|s|ing|itions?)|net|increase[sd]?|decrease[sd]?|rose|rise[sn]?|fell|falls?|grew|growth|"
-    r"declin\w*|drop\w*|up|down|change[sd]?|yoy|year-on-year|higher|lower|more|less|gain\w*|loss\w*|cut)\b"
+    r"declin\w*|drop\w*|up|down|change[sd]?|yoy|year-on-year|higher|lower\w*|more|less|gain\w*|loss\w*|cut|"
+    r"reduc\w*|rais\w*|halv\w*|doubl\w*)\b"
     r"|\bnew\b|增长|增加|减少|下降|上升|新增|同比|净",
     re.IGNORECASE,
 )

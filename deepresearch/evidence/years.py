@@ -5,7 +5,8 @@ A year is a four-digit whole number 1800-2100 that evidence/quantities.py does n
 to 2025`) is one mention of every year in it, with its two ends kept. A year belongs to a number:
 
 - when it is written right after it (`0.9 GW in 2023`, `EUR 95m (2022)`, `4.8 GW at end-2025`, `100
-  EUR/kWh by 2023`, `on 29 January 2025`) or right before it (`2024: 3.4 GW`, `(May 2024) 0.9 GW`);
+  EUR/kWh by 2023`, `on 29 January 2025`) or right before it (`2024: 3.4 GW`, `(May 2024) awarded
+  0.9 GW`);
 - numbers written as one share it: `0.9 GW / 1.6 GWh at end-2021`, `3.4 GW (3,400 MW) in 2024`,
   `1.5-2.0 GW in 2026`, and so do the numbers in brackets after it: `10 GW by 2025 (low 4, high 14)`;
 - a list of numbers takes a list or range of as many years in order: `0.9, 1.2, 2.1, 3.4 and 4.8
@@ -36,7 +37,7 @@ _AFTER = re.compile(
     rf"(?:\d{{1,2}}\s+)?(?:(?:{_MONTH})\.?\s+)?(?:FY\s?)?",
     re.IGNORECASE,
 )
-_BEFORE = re.compile(r"\s*\)?\s*[:：|–—-]?\s*")
+_BEFORE = re.compile(r"\s*(?:\)\s*(?:[a-z]+\s+){0,2}|[:：|–—-]\s*|\s*)")
 _PARTNER = re.compile(r"\s*(?:/|=|\(|\)\s*/|≈)\s*|[-–—]")
 _LIST = re.compile(r"\s*(?:/|,|;|,?\s+and|,?\s+to)\s*[+−-]?", re.IGNORECASE)
 _SAME_CLAUSE = re.compile(r"\s+(?:[a-z-]+\s+){1,3}", re.IGNORECASE)  # `2.3 GW under construction in 29`
@@ -76,7 +77,7 @@ def _written_by(text: str, q: Quantity, years: list[YearMention]) -> YearMention
     if after is not None and after.start - q.end <= 40 and _AFTER.fullmatch(text, q.end, after.start):
         return after
     before = next((y for y in reversed(years) if y.end <= q.start), None)
-    if before is not None and q.start - before.end <= 3 and _BEFORE.fullmatch(text, before.end, q.start):
+    if before is not None and q.start - before.end <= 24 and _BEFORE.fullmatch(text, before.end, q.start):
         return before
     return None
 

@@ -7,8 +7,9 @@ stated by one of them for the same thing — its year, its change or level, what
 (evidence/number_match.py) — or be derived, where its words say so, from their numbers and the
 sentence's own (evidence/derivation.py). A fact contributes its statement's numbers and its quote's;
 a fact marked `Verified: partial` only the statement numbers its quote grounds; a fact the verifier
-judged `unsupported` nothing (it has left the closed world). The code-computed evidence weights of a
-conflict between cited facts count too. Anything else is reported at its line, with why the nearest
+judged `unsupported` nothing (it has left the closed world). The evidence weights and margin of a
+conflict between cited facts count too, for bare numbers only (`margin 0.30`): a conflict's words are
+the reflector's, not a source's. Anything else is reported at its line, with why the nearest
 evidence does not ground it and the fact elsewhere that does state it, if any.
 """
 
@@ -26,8 +27,6 @@ from deepresearch.report.blocks import Block
 from deepresearch.report.number_scope import Scope, scopes
 from deepresearch.report.violation import Violation
 from deepresearch.state.model import Fact, Support, TaskDoc, Verified
-
-_WEIGHTS = "evidence weight:"  # where pipeline/conflicts.py appends the weights to a resolution
 
 
 @dataclass(frozen=True)
@@ -88,9 +87,7 @@ class FactEvidence:
         if sources not in self._cited:
             facts = {f.id: f for s in sorted(sources) for f in self.by_source.get(s, []) if counts(f)}
             evidence = Evidence([text for f in facts.values() for text in self.of_fact(f).texts], dated=True)
-            weights = [
-                (c.id, _weights(c.resolution)) for c in self.doc.conflicts if set(c.facts) & set(facts)
-            ]
+            weights = [(c.id, c.resolution) for c in self.doc.conflicts if set(c.facts) & set(facts)]
             self._cited[sources] = evidence.with_weights(Evidence.read(weights))
         return self._cited[sources]
 
@@ -100,12 +97,6 @@ class FactEvidence:
             if self.of_fact(fact).stating(bound)[0] is not None:
                 return fact
         return None
-
-
-def _weights(resolution: str) -> str:
-    """The code-computed part of a conflict's resolution: its evidence weights and margin."""
-    _, marker, weights = resolution.partition(_WEIGHTS)
-    return weights if marker else ""
 
 
 def _judge_scope(scope: Scope, evidence: Evidence) -> list[Judgement]:

@@ -88,9 +88,17 @@ def test_full_run_produces_state_report_logs_and_parallel_executors(
         assert (work / "logs" / f"{name}.log").is_file(), name
         assert (work / "logs" / "prompts" / f"{name}.md").is_file(), name
         assert (work / "logs" / f"{name}_result.md").is_file(), name
-    assert "Output file: logs/E1_result.md" in (work / "logs" / "prompts" / "E1.md").read_text()
-    # The verifier judged the round's facts and the report's cited sentences: one call each.
+    executor_prompt = (work / "logs" / "prompts" / "E1.md").read_text()
+    assert "Output file: logs/E1_result.md" in executor_prompt
+    assert (
+        "Who published a fact belongs to its source (title and URL), not to its statement" in executor_prompt
+    )
+    # The verifier judged the round's facts and the report's cited sentences: one call each; task.md
+    # keeps each verdict's reason, and the synthesizer was offered the facts with their sources.
     assert {f.support.value for f in doc.facts} == {"supported"}
+    assert {f.support_reason for f in doc.facts} == {"The evidence states it."}
+    synthesizer_prompt = (work / "logs" / "prompts" / "synthesizer.md").read_text()
+    assert all(f"- {f.id} [{f.sources[0]}]: {f.statement}" in synthesizer_prompt for f in doc.facts)
     for name, prompt in (("verifier", "verifier-r1"), ("verifier-report", "verifier-report")):
         assert (work / "logs" / f"{name}_result.md").is_file() and (
             work / "logs" / "prompts" / f"{prompt}.md"

@@ -104,6 +104,30 @@ def test_a_missing_number_and_an_unsupported_sentence_are_repaired(
     assert check.returncode == 0, check.stdout + check.stderr
 
 
+def test_an_unsupported_fact_leaves_the_closed_world(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
+    work = tmp_path / "ws"
+    work.mkdir()
+    write_workspace_config(work)
+    scenario = {"page_base": pages.base_url, "verifier": {"unsupported": ["E2 index"]}}
+    env = {**clean_env, "FAKE_AGENT_SCENARIO": str(write_scenario(tmp_path / "s.yaml", scenario))}
+    proc = run_cli(["-p", "How did the E1 and E2 indices develop?", "-o", str(work)], env, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+    # task.md keeps the verdict and its reason.
+    doc = StateStore(Workspace(work)).load()
+    e2 = next(f for f in doc.facts if f.task == "E2")
+    assert e2.support.value == "unsupported"
+    assert e2.support_reason == "The cited evidence does not say 'E2 index'."
+    # The synthesizer was not offered it, so the report does not state it, and the report checks.
+    prompt = (work / "logs" / "prompts" / "synthesizer.md").read_text(encoding="utf-8")
+    assert e2.statement not in prompt and "is left out" in prompt
+    assert "E2 index" not in (work / "report.md").read_text(encoding="utf-8")
+    check = run_cli(["check", str(work)], env, tmp_path)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
 def test_a_syndicated_copy_is_archived_as_a_copy_and_counts_once(
     tmp_path: Path, clean_env: dict[str, str], pages: PageServer
 ) -> None:

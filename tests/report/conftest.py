@@ -43,7 +43,7 @@ SOURCES = [
 # (id, statement, sources, verified, task)
 FACTS = [
     ("Fact-001", "17 million electric cars were sold worldwide in 2024.", ["S01"], Verified.YES, "E1"),
-    ("Fact-002", "Electric cars were over 20% of new car sales.", ["S01", "S02"], Verified.YES, "E1"),
+    ("Fact-002", "Electric cars were over 20% of new car sales in 2024.", ["S01", "S02"], Verified.YES, "E1"),
     ("Fact-003", "Battery pack prices fell 20% to $115/kWh in 2024.", ["S03"], Verified.YES, "E2"),
     ("Fact-004", "Pack prices fell only about 8% in 2024.", ["S04"], Verified.YES, "E2"),
     ("Fact-005", "Electric cars emit less over their life cycle.", ["S05"], Verified.YES, "E3"),

@@ -16,7 +16,7 @@ def test_export_has_every_part_and_a_schema_version(run: Run) -> None:
     fact = data["facts"][1]
     assert fact == {
         "id": "Fact-002",
-        "statement": "Electric cars were over 20% of new car sales.",
+        "statement": "Electric cars were over 20% of new car sales in 2024.",
         "sources": ["S01", "S02"],
         "confidence": "medium",
         "quote": "",
@@ -24,6 +24,7 @@ def test_export_has_every_part_and_a_schema_version(run: Run) -> None:
         "task": "E1",
         "support": "unchecked",
         "dimensions": [],
+        "support_reason": "",
     }
     assert data["sources"][0]["sha256"] == run.doc.sources[0].sha256
     assert json.loads(json.dumps(data)) == data  # plain JSON types only

@@ -1,68 +1,161 @@
-"""ungrounded_number: each number in the report must come from a fact cited in its paragraph."""
+"""ungrounded_number: each number of the report must be stated, for the same thing, by a fact of the
+sources cited where it is stated (its sentence, or its table row with its header and caption), or be
+derived where the sentence says so."""
 
 from __future__ import annotations
 
+import pytest
+
 from deepresearch.report.blocks import body_blocks
 from deepresearch.report.check import check_report
-from deepresearch.report.number_check import judge_numbers
-from deepresearch.state.model import Fact, Verified
+from deepresearch.report.number_check import explanation, judge_numbers, number_violations
+from deepresearch.state.model import Fact, FrontMatter, Source, Support, TaskDoc, Verified
 from tests.report.conftest import Run
 
-REPORT = """\
-# Electric cars
+# Facts of an energy statistics bulletin (S01), a grid operator (S02), an industry body (S03) and a
+# ministry (S04); S05 states nothing numeric.
+FACTS = [
+    ("Fact-001", "Net additions were 0.3 GW in 2022, 0.9 GW in 2023, 1.3 GW in 2024 and 1.4 GW in 2025.", "S01"),
+    ("Fact-002", "Year-end 2024 fleet was 3.4 GW / 7.6 GWh in 61 installations.", "S01"),
+    ("Fact-003", "Year-end 2025 fleet was 4.8 GW / 11.5 GWh in 87 installations.", "S01"),
+    ("Fact-004", "At end-2025, 34 transmission-connected installations totalled 3.1 GW and "
+                 "distribution-connected installations 1.7 GW (53 installations).", "S01"),
+    ("Fact-005", "The Northern Region held 1.9 GW (40%) at end-2025 (Central 1.6 GW, Southern 1.3 GW).", "S01"),
+    ("Fact-006", "Battery revenue rose from EUR 95m (2022) to EUR 180m (2023) and EUR 310m (2024).", "S02"),
+    ("Fact-007", "Total ancillary spend was EUR 340m in 2022 and EUR 520m in 2024.", "S02"),
+    ("Fact-008", "The industry counts 4.9 GW installed at end-2025.", "S03"),
+    ("Fact-009", "Round 1 (September 2023) awarded 0.7 GW; round 2 (May 2024) awarded 0.9 GW.", "S04"),
+    ("Fact-010", "The strategy describes the connection queue.", "S05"),
+]  # fmt: skip
 
-## Market
 
-Sales rose from 14 million in 2023 to 17 million in 2024 [S01][S02].
-That is a growth of 21% in one year [S01][S02].
-
-Sales will reach 25 million in 2025 [S01].
-
-## Costs
-
-Pack prices fell about 8% in 2024 [S03].
-
-1. Prices fell 20% to $115/kWh, see Section 3 and Figure 2 [S03].
-"""
+def _doc() -> TaskDoc:
+    facts = [Fact(fid, text, [src], verified=Verified.YES) for fid, text, src in FACTS]
+    sources = [Source(f"S0{i}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 6)]
+    return TaskDoc(FrontMatter(id="r", question="q"), facts=facts, sources=sources)
 
 
-def _with_2023_sales(run: Run) -> Run:
+def _ungrounded(report: str, doc: TaskDoc | None = None) -> list[str]:
+    return [j.bound.text for j in judge_numbers(body_blocks(report), doc or _doc()) if not j.grounded]
+
+
+# (what the row shows, the report, the numbers it states that are not grounded)
+TABLE: list[tuple[str, str, list[str]]] = [
+    ("stated, in another unit", "The fleet reached 4,800 MW at end-2025 [S01].", []),
+    ("wrong year", "Net additions were 1.4 GW in 2024 [S01].", ["1.4 GW"]),
+    ("right year", "Net additions were 1.3 GW in 2024 [S01].", []),
+    ("wrong year in a table row",
+     "| Year | Net additions |\n| --- | --- |\n| 2024 | 1.4 GW [S01] |\n| 2025 | 1.4 GW [S01] |\n", ["1.4 GW"]),
+    ("wrong row: another region's figure",
+     "| Region | Capacity at end-2025 |\n| --- | --- |\n| Northern | 1.6 GW [S01] |\n| Central | 1.6 GW [S01] |\n",
+     ["1.6 GW"]),
+    ("wrong category",
+     "At end-2025, 34 transmission-connected installations held 1.7 GW, and 53 distribution-connected "
+     "installations held 1.7 GW [S01].", ["1.7 GW"]),
+    ("right categories",
+     "At end-2025, 34 transmission-connected installations held 3.1 GW, and 53 distribution-connected "
+     "installations held 1.7 GW [S01].", []),
+    ("a level is not stated by an addition",
+     "| Year | Fleet |\n| --- | --- |\n| 2025 | 1.4 GW [S01] |\n", ["1.4 GW"]),
+    ("a derivation the sentence signals",
+     "Battery revenue rose by EUR 215m between 2022 and 2024, from EUR 95m to EUR 310m [S02].", []),
+    ("a derivation the sentence does not signal",
+     "Battery revenue was EUR 215m, EUR 95m in 2022 and EUR 310m in 2024 [S02].", ["EUR 215m"]),
+    ("a share the sentence signals", "Batteries took a 60% share of the EUR 520m spent in 2024 [S02].", []),
+    ("a growth rate from last year's row",
+     "| Year | Fleet | Growth |\n| --- | --- | --- |\n| 2024 | 3.4 GW [S01] | - |\n| 2025 | 4.8 GW [S01] | +41% |\n",
+     []),
+    ("a wrong growth rate from last year's row",
+     "| Year | Fleet | Growth |\n| --- | --- | --- |\n| 2024 | 3.4 GW [S01] | - |\n| 2025 | 4.8 GW [S01] | +47% |\n",
+     ["47%"]),
+    ("a table cell whose row cites a source that does not state it",
+     "| Year | Fleet |\n| --- | --- |\n| 2025 | 4.8 GW [S03] |\n", ["4.8 GW"]),
+    ("a row that cites nothing takes its caption's sources",
+     "Year-end fleet [S01]:\n\n| Year | Fleet |\n| --- | --- |\n| 2025 | 4.8 GW |\n", []),
+    ("a sentence without citation borrows the next one's",
+     "The fleet held 4.8 GW at end-2025. It added 1.4 GW in 2025 [S01].", []),
+    ("numbers of a list share its unit and its years",
+     "The fleet reached 3.4 and 4.8 GW in 2024-2025 [S01].", []),
+    ("a swapped list", "The fleet reached 4.8 and 3.4 GW in 2024-2025 [S01].", ["4.8", "3.4 GW"]),
+    ("a change stated only as a level", "The fleet grew by 4.8 GW in 2025 [S01].", ["4.8 GW"]),
+    ("the sentence before, referred to",
+     "The fleet grew from 3.4 GW at end-2024 to 4.8 GW at end-2025 [S01]. That is a growth of 41% [S01].", []),
+    ("a round's year", "Round 2 awarded 0.9 GW in May 2024 [S04].", []),
+    ("another round's figure", "Round 1 awarded 0.9 GW in September 2023 [S04].", ["0.9 GW"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "report", "ungrounded"), TABLE, ids=[row[0] for row in TABLE])
+def test_grounding_table(name: str, report: str, ungrounded: list[str]) -> None:
+    assert _ungrounded(report) == ungrounded
+
+
+def test_the_table_covers_what_the_rule_must_catch() -> None:
+    names = " | ".join(row[0] for row in TABLE)
+    for needed in ("wrong year", "wrong row", "wrong category", "signals", "does not signal", "row cites"):
+        assert needed in names
+
+
+def test_a_failing_number_is_named_at_its_line_with_the_nearest_evidence(run: Run) -> None:
+    report = "# R\n\n## Capacity\n\nNet additions were 1.4 GW in 2024 [S01].\n"
+    [violation] = number_violations(body_blocks(report), _doc())
+    assert violation.line == 5
+    assert violation.message.startswith(
+        "1.4 GW is not grounded in the facts of the sources cited where it is"
+    )
+    assert "Fact-001 states 1.4 GW for 2025, not 2024" in violation.message
+
+
+def test_a_number_another_source_states_names_the_source_to_cite() -> None:
+    [violation] = number_violations(body_blocks("Battery revenue reached EUR 310m in 2024 [S01].\n"), _doc())
+    assert "Fact-006 states it: cite [S02] for it" in violation.message
+
+
+def test_explain_shows_the_fact_or_the_derivation() -> None:
+    report = "Battery revenue rose by EUR 215m between 2022 and 2024, from EUR 95m to EUR 310m [S02].\n"
+    lines = [explanation(j) for j in judge_numbers(body_blocks(report), _doc())]
+    assert lines[0] == (
+        "1: EUR 215m ([S02]): derived: difference EUR 310m (this sentence) − EUR 95m (this sentence)"
+    )
+    assert lines[1] == '1: EUR 95m ([S02]): stated by Fact-006 ("EUR 95m")'
+
+
+def test_an_unsupported_fact_is_not_evidence_and_the_hint_says_why() -> None:
+    doc = _doc()
+    fact = doc.fact("Fact-008")
+    assert fact is not None
+    fact.support, fact.support_reason = Support.UNSUPPORTED, "The quote gives no capacity."
+    [violation] = number_violations(body_blocks("The industry counts 4.9 GW at end-2025 [S03].\n"), doc)
+    assert (
+        "Fact-008 states it, but the verifier judged Fact-008 unsupported by its quote" in violation.message
+    )
+    assert "(The quote gives no capacity.)" in violation.message
+
+
+def test_invented_derived_and_uncited_numbers(run: Run) -> None:
     run.doc.facts.append(
         Fact("Fact-008", "14 million electric cars were sold in 2023.", ["S02"], verified=Verified.YES)
     )
     run.doc.conflicts.clear()
-    return run
-
-
-def test_invented_derived_and_uncited_numbers(run: Run) -> None:
-    doc = _with_2023_sales(run).doc
-    found = [v for v in check_report(REPORT, doc, run.root) if v.kind == "ungrounded_number"]
-    assert [(v.line, v.message.split(" is stated")[0]) for v in found] == [(8, "25 million"), (12, "8%")]
-    invented, uncited = found
-    assert "no fact of the sources cited here ([S01])" in invented.message
-    assert "state only numbers that task.md's facts give" in invented.message
-    assert "Fact-004 states it: cite [S04] for it" in uncited.message
-
-
-def test_each_number_is_judged_at_its_line(run: Run) -> None:
-    doc = _with_2023_sales(run).doc
-    judged = [(j.line, j.quantity.text, j.grounded) for j in judge_numbers(body_blocks(REPORT), doc)]
+    report = (
+        "# Electric cars\n\n## Market\n\nSales rose from 14 million in 2023 to 17 million in 2024 [S01][S02].\n"
+        "That is a growth of 21% in one year [S01][S02].\n\nSales will reach 25 million in 2025 [S01].\n\n"
+        "## Costs\n\nPack prices fell about 8% in 2024 [S03].\n\n"
+        "1. Prices fell 20% to $115/kWh, see Section 3 and Figure 2 [S03].\n"
+    )
+    judged = [(j.line, j.bound.text, j.grounded) for j in judge_numbers(body_blocks(report), run.doc)]
     assert judged == [
         (5, "14 million", True),
         (5, "17 million", True),
-        (6, "21%", True),  # derived: (17 - 14) / 14 = 21.4%
+        (6, "21%", True),  # derived: (17 - 14) / 14 = 21.4%, from the sentence before
         (8, "25 million", False),  # invented
         (12, "8%", False),  # stated by Fact-004, whose source is not cited here
         (14, "20%", True),
         (14, "$115", True),
     ]
-
-
-def test_a_wrong_growth_rate_is_caught(run: Run) -> None:
-    doc = _with_2023_sales(run).doc
-    report = "# R\n\nSales rose from 14 million to 17 million, a growth of 30% [S01][S02].\n"
-    found = [(v.line, v.kind) for v in check_report(report, doc, run.root)]
-    assert found == [(3, "ungrounded_number")]
+    found = [v for v in check_report(report, run.doc, run.root) if v.kind == "ungrounded_number"]
+    assert [v.line for v in found] == [8, 12]
+    assert "Fact-004 states it: cite [S04] for it" in found[1].message
 
 
 def test_a_partial_fact_lends_only_the_numbers_its_quote_states(run: Run) -> None:
@@ -72,5 +165,7 @@ def test_a_partial_fact_lends_only_the_numbers_its_quote_states(run: Run) -> Non
     fact.statement = "17 million electric cars were sold in 2024, 40% of them in China."
     run.doc.conflicts.clear()
     report = "# R\n\nSales were 17 million [S01]. China took 40% of them [S01].\n"
-    found = [(v.line, v.message.split(" is stated")[0]) for v in check_report(report, run.doc, run.root)]
+    found = [
+        (v.line, v.message.split(" is not grounded")[0]) for v in check_report(report, run.doc, run.root)
+    ]
     assert found == [(3, "40%")]

@@ -87,20 +87,20 @@ def test_upper_case_sha256_is_stored_lower_case() -> None:
 
 
 def test_a_task_md_written_before_the_optional_columns_still_parses() -> None:
-    """Support and Dimensions (Facts), Copy of and Flags (Sources) came later: an older file reads
-    with defaults."""
+    """Support, Dimensions and Support reason (Facts), Copy of and Flags (Sources) came later: an
+    older file reads with defaults."""
     from deepresearch.state.model import Support
     from deepresearch.state.writer import render_task_md
     from tests.state.test_state_malformed import BASE
 
     old = (
-        BASE.replace("| Verified | Support | Task | Dimensions |", "| Verified | Task |")
+        BASE.replace("| Verified | Support | Task | Dimensions | Support reason |", "| Verified | Task |")
         .replace(
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n| Fact",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n| Fact",
             "| --- | --- | --- | --- | --- | --- | --- |\n| Fact",
         )
-        .replace("| yes | supported | E1 | D1 |", "| yes | E1 |")
-        .replace("| unchecked | unchecked | E1 | - |", "| unchecked | E1 |")
+        .replace("| yes | supported | E1 | D1 | The quote gives 2.9. |", "| yes | E1 |")
+        .replace("| unchecked | unchecked | E1 | - | - |", "| unchecked | E1 |")
         .replace("| SHA-256 | Copy of | Flags |", "| SHA-256 |")
         .replace(
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
@@ -115,6 +115,9 @@ def test_a_task_md_written_before_the_optional_columns_still_parses() -> None:
     )
     doc = parse_task_md(old)
     assert [f.support for f in doc.facts] == [Support.UNCHECKED] * 2
+    assert [f.support_reason for f in doc.facts] == ["", ""]
     assert [f.dimensions for f in doc.facts] == [[], []]  # meaning: the task's dimensions
     assert doc.sources[0].copy_of == "" and doc.sources[0].flags == []
-    assert "| Verified | Support | Task |" in render_task_md(doc)  # written back in the current form
+    assert "| Verified | Support | Task | Dimensions | Support reason |" in render_task_md(
+        doc
+    )  # current form

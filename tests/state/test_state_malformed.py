@@ -49,10 +49,10 @@ Do heat pumps work in the cold?
 
 ## Facts
 
-| ID | Statement | Sources | Confidence | Quote | Verified | Support | Task | Dimensions |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- |
-| Fact-001 | Median COP was 2.9 | S01 | high | median COP was 2.9 | yes | supported | E1 | D1 |
-| Fact-002 | COP fell to 1.6 at -20 °C | S01 | medium | fell to 1.6 | unchecked | unchecked | E1 | - |
+| ID | Statement | Sources | Confidence | Quote | Verified | Support | Task | Dimensions | Support reason |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| Fact-001 | Median COP was 2.9 | S01 | high | median COP was 2.9 | yes | supported | E1 | D1 | The quote gives 2.9. |
+| Fact-002 | COP fell to 1.6 at -20 °C | S01 | medium | fell to 1.6 | unchecked | unchecked | E1 | - | - |
 
 ## Sources
 
@@ -83,11 +83,11 @@ Note.
 """
 
 E2_ROW = "| E2 | Compare bills | D2 | medium | E1 | pending | 1 |"
-FACT2_ROW = (
-    "| Fact-002 | COP fell to 1.6 at -20 °C | S01 | medium | fell to 1.6 | unchecked | unchecked | E1 | - |"
+FACT2_ROW = "| Fact-002 | COP fell to 1.6 at -20 °C | S01 | medium | fell to 1.6 | unchecked | unchecked | E1 | - | - |"
+FACTS_HEADER = "| ID | Statement | Sources | Confidence | Quote | Verified | Support | Task | Dimensions | Support reason |"
+COLUMNS = (
+    "ID | Statement | Sources | Confidence | Quote | Verified | Support | Task | Dimensions | Support reason"
 )
-FACTS_HEADER = "| ID | Statement | Sources | Confidence | Quote | Verified | Support | Task | Dimensions |"
-COLUMNS = "ID | Statement | Sources | Confidence | Quote | Verified | Support | Task | Dimensions"
 HEADINGS = (
     "## Request, ## Dimensions, ## Outline, ## Research DAG, ## Facts, ## Sources, ## Conflicts,"
     " ## Quality, ## Gaps, ## Scratchpad"
@@ -117,13 +117,14 @@ CASES = [
      f"task.md:52: unknown section heading '## Notes'; allowed headings: {HEADINGS}"),
     ("section twice", "## Scratchpad\n", "## Gaps\n",
      "task.md:69: section '## Gaps' appears twice (first on line 63)"),
-    ("missing column", FACTS_HEADER + "\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-     "| ID | Statement | Sources | Confidence | Quote | Support | Task | Dimensions |\n| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ("missing column", FACTS_HEADER + "\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+     "| ID | Statement | Sources | Confidence | Quote | Support | Task | Dimensions | Support reason |\n"
+     "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
      f"task.md:41: Facts table: missing column(s) Verified; expected columns {COLUMNS}"),
     ("unknown column", FACTS_HEADER, FACTS_HEADER.replace("Quote", "Excerpt"),
      f"task.md:41: Facts table: unknown column 'Excerpt'; expected columns {COLUMNS}"),
     ("too many cells", FACT2_ROW, FACT2_ROW.replace("| fell to 1.6 |", "| fell to | 1.6 |"),
-     f"task.md:44: Facts row Fact-002: 10 cells, expected 9 ({COLUMNS}); write a literal | as \\|"),
+     f"task.md:44: Facts row Fact-002: 11 cells, expected 10 ({COLUMNS}); write a literal | as \\|"),
     ("bad priority", E2_ROW, E2_ROW.replace("medium", "urgent"),
      "task.md:37: Research DAG row E2: Priority 'urgent' is not one of high, medium, low"),
     ("bad task ID", E2_ROW, E2_ROW.replace("| E2 |", "| T2 |"),
@@ -136,7 +137,8 @@ CASES = [
      "task.md:44: Facts row Fact-002: Statement is empty; it needs a value"),
     ("text outside table", FACT2_ROW + "\n", FACT2_ROW + "\n\nremember to check S02\n",
      "task.md:46: Facts: expected only a table with columns ID | Statement | Sources | Confidence | Quote |"
-     " Verified | Support | Task | Dimensions, found text 'remember to check S02' (notes belong in ## Scratchpad)"),
+     " Verified | Support | Task | Dimensions | Support reason, found text 'remember to check S02' (notes belong"
+     " in ## Scratchpad)"),
     ("blank line inside a table", FACT2_ROW, "\n" + FACT2_ROW,
      "task.md:45: Facts: a table row after a blank line; the rows of a table follow each other without"
      " blank lines"),

@@ -46,8 +46,8 @@ def test_empty_document_renders_every_table_header() -> None:
     doc = m.TaskDoc(front=m.FrontMatter(id="r", question="q"))
     text = render_task_md(doc)
     assert (
-        "| ID | Statement | Sources | Confidence | Quote | Verified | Support | Task | Dimensions |\n| --- |"
-        in text
+        "| ID | Statement | Sources | Confidence | Quote | Verified | Support | Task | Dimensions | Support reason |"
+        "\n| --- |" in text
     )
     assert "| Round | Score | Completeness | Depth | Reliability | Actionability | Gaps | Decision |" in text
     assert parse_task_md(text) == doc
