@@ -13,15 +13,28 @@ they are about (evidence/binding.py):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 
 from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.number_match import same_value, years_text
 
+_CONTAINS = re.compile(r"\b(?:includ\w*|compris\w*|contain\w*|of which|among them)\b", re.IGNORECASE)
 
-def _closer(claim: Bound, stated: Bound, siblings: Sequence[Bound]) -> tuple[Bound, frozenset[str]] | None:
-    """Another number of the same text that the claim's words are about rather than `stated`, when
-    the claim's sentence names both (`transmission 3.1 GW, distribution 1.7 GW`)."""
+
+def _closer(
+    claim: Bound,
+    stated: Bound,
+    siblings: Sequence[Bound],
+    distinctive: Callable[[frozenset[str]], frozenset[str]],
+) -> str:
+    """Why `stated` is about another item of its text than the claim ("" when not): the claim's
+    distinctive words are about another number of the same text, and the claim's sentence (or
+    table) names what `stated` is about too (`transmission 3.1 GW, distribution 1.7 GW`). Not when
+    the claim says its number includes the other thing (`4.9 GW includes behind-the-meter
+    systems`)."""
+    if _CONTAINS.search(" ".join(sorted(claim.terms))) or _CONTAINS.search(claim.clause):
+        return ""
     for other in siblings:
         if (
             other is stated
@@ -31,25 +44,66 @@ def _closer(claim: Bound, stated: Bound, siblings: Sequence[Bound]) -> tuple[Bou
             continue
         if same_value(claim.quantity, other.quantity):
             continue
-        theirs = (other.terms - stated.terms) & claim.terms
+        theirs = distinctive((other.terms - stated.terms) & claim.terms)
         ours = stated.terms - other.terms
         if theirs and not ours & claim.terms and ours & claim.around:
-            return other, theirs
-    return None
+            return f'for another item; {other.text} is its figure for "{", ".join(sorted(theirs))}"'
+    return ""
 
 
-def _elsewhere(claim: Bound, stated: Bound, texts: Sequence[Sequence[Bound]]) -> Bound | None:
-    """When none of the claim's words is about `stated` but its sentence names what `stated` is
-    about (or `stated` is about nothing its words say), another number of another fact (its unit,
-    its years, another value) that at least two of the claim's words are about."""
-    if not claim.terms or stated.terms & claim.terms or (stated.terms and not stated.terms & claim.around):
+def _column(
+    claim: Bound,
+    stated: Bound,
+    siblings: Sequence[Bound],
+    distinctive: Callable[[frozenset[str]], frozenset[str]],
+) -> str:
+    """Why `stated` is the figure of another column of the claim's table ("" when not): it is about
+    what another header of numbers in its unit names (`DC`, `per 100,000 residents`), and about
+    none of the distinctive words that set the claim's own header apart (`HPC`; `Points` sets
+    nothing apart from `Points per 100,000 residents`, and says little where every fact counts
+    points); or the words that set the claim's header apart are what another number of its text
+    is about, not it (`6,100` under `Points per 100,000 residents`, where the text gives `(105)`)."""
+    named = distinctive((stated.terms & claim.columns) - claim.terms)
+    if named and not distinctive(stated.terms & claim.header):
+        return f'for "{", ".join(sorted(named))}", which another column of this table gives'
+    own = distinctive(claim.header - stated.terms)
+    for other in siblings if own else ():
+        q = other.quantity
+        if (
+            q.claim
+            and q.dimension == stated.quantity.dimension
+            and own <= other.terms
+            and not same_value(claim.quantity, q)
+        ):
+            return f'for another column; {other.text} is its figure for "{", ".join(sorted(own))}"'
+    return ""
+
+
+def _elsewhere(
+    claim: Bound,
+    stated: Bound,
+    texts: Sequence[Sequence[Bound]],
+    distinctive: Callable[[frozenset[str]], frozenset[str]],
+) -> Bound | None:
+    """When none of the claim's words is about `stated`: another number of another fact (its unit,
+    its years, another value) that at least two of the claim's words are about, when the claim's
+    sentence names what `stated` is about (or `stated` is about nothing); or all the claim's
+    distinctive words, for the claim's year, when `stated` is about words its sentence does not use
+    at all (the 1.6 GW of a region at end-2025 is not the 2.3 GW under construction then)."""
+    if not claim.terms or stated.terms & claim.terms:
         return None
+    apart = bool(stated.terms) and not stated.terms & claim.around
+    own = distinctive(claim.terms)
     for text in texts:
         for other in text:
             q = other.quantity
             if other.origin == stated.origin or not q.claim or q.dimension != stated.quantity.dimension:
                 continue
-            if len(other.terms & claim.terms) < 2 or {r.value for r in q.readings} & claim.beside:
+            shared = other.terms & claim.terms
+            dated = bool(claim.years & other.years)
+            if not ((not apart and len(shared) >= 2) or (apart and dated and own and own <= shared)):
+                continue
+            if {r.value for r in q.readings} & claim.beside:
                 continue  # (the words may be about the other number of its clause: `1-10 MW`)
             if claim.years and other.years and not claim.years & other.years:
                 continue
@@ -71,12 +125,17 @@ def _timely(claim: Bound, stated: Bound) -> bool:
     return not (claim.strength == 2 or (claim.strength == 1 and stated.strength >= 1))
 
 
+def _every(terms: frozenset[str]) -> frozenset[str]:
+    return terms
+
+
 def conflict(
     claim: Bound,
     stated: Bound,
     siblings: Sequence[Bound],
     texts: Sequence[Sequence[Bound]] = (),
     dated: bool = False,
+    distinctive: Callable[[frozenset[str]], frozenset[str]] = _every,
 ) -> str:
     """Why `stated`, which has the claim's value, is not about the same thing ("" when it is)."""
     who = f"{stated.origin} states {stated.text}"
@@ -91,11 +150,10 @@ def conflict(
         return f"{who} as a change, not as a level"  # a table's level column, an addition
     if claim.direction * stated.direction < 0:
         return f"{who} as a {'rise' if stated.direction > 0 else 'fall'}, not a {'fall' if stated.direction > 0 else 'rise'}"
-    closer = _closer(claim, stated, siblings)
-    if closer is not None:
-        sibling, words = closer
-        return f'{who} for another item; {sibling.text} is its figure for "{", ".join(sorted(words))}"'
-    other = _elsewhere(claim, stated, texts)
+    closer = _closer(claim, stated, siblings, distinctive) or _column(claim, stated, siblings, distinctive)
+    if closer:
+        return f"{who} {closer}"
+    other = _elsewhere(claim, stated, texts, distinctive)
     if other is not None:
         said = ", ".join(sorted(other.terms & claim.terms))
         return f'{who}, but not for "{said}": {other.origin} gives {other.text} for that'

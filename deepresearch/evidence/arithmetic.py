@@ -1,7 +1,8 @@
 """The arithmetic of derived numbers: operands, and a search for two of them whose difference, sum,
 ratio, growth rate, share, per-year rate or compound annual growth rate is a target number.
 
-A result is accepted within the target's rounding (evidence/derivation.py sets the tolerance). A
+A result is accepted within the target's rounding (evidence/derivation.py sets the tolerance); an
+operand within that rounding of zero derives nothing by a sum or difference, nor one by a ratio. A
 growth rate runs from an earlier b to a later a, up or down as the claim says; a growth rate or a
 difference between two years has the claim's year as one of its two. A change is the difference of
 two levels or of two changes, and the sum of two changes. Each family of operand pairs is searched
@@ -147,10 +148,14 @@ def _later(a: Operand, b: Operand, year: int | None) -> bool:
 def _pair(op: str, index: _Index, b: Operand, target: Target, direction: int) -> str:
     """`op`(a, b) within the target's tolerance for some a of the index, described; else ""."""
     lo, hi, year = target.low, target.high, target.year
+    if op in (DIFFERENCE, SUM) and abs(b.value) <= target.tolerance:
+        return ""  # adding or taking away less than the rounding derives nothing
     if op == DIFFERENCE:
         for a in (*index.within(b.value + lo, b.value + hi), *index.within(b.value - hi, b.value - lo)):
             if a.change != b.change and target.change:
                 continue  # a change is the difference of two levels or of two changes
+            if abs(a.value) <= target.tolerance:
+                continue
             if a is not b and a.value != b.value and (_later(a, b, year) or _later(b, a, year)):
                 big, small = (a, b) if a.value > b.value else (b, a)
                 return f"difference {_show(big)} − {_show(small)}"
@@ -158,15 +163,26 @@ def _pair(op: str, index: _Index, b: Operand, target: Target, direction: int) ->
     if op == SUM:
         sums = index.within(lo - b.value, hi - b.value)
         added = next(
-            (a for a in sums if a.value != b.value and (a.change == b.change or not target.change)), None
+            (
+                a
+                for a in sums
+                if a.value != b.value
+                and abs(a.value) > target.tolerance
+                and (a.change == b.change or not target.change)
+            ),
+            None,
         )
         return f"sum {_show(added)} + {_show(b)}" if added else ""
     if b.value == 0:
         return ""
     if op == RATIO:
+        if b.value == 1:
+            return ""  # a number over one is itself
         over = next((a for a in index.within(b.value * lo, b.value * hi) if a is not b), None)
         return f"ratio {_show(over)} / {_show(b)}" if over else ""
     if op == SHARE:
+        if b.dimension == "%":
+            return ""  # a share is of a whole, not of a per cent
         part = next((a for a in index.within(b.value * lo / 100, b.value * hi / 100) if a is not b), None)
         return f"share {_show(part)} of {_show(b)}" if part else ""
     window = (b.value * (1 + direction * lo / 100), b.value * (1 + direction * hi / 100))  # growth

@@ -37,11 +37,13 @@ from deepresearch.evidence.quantities import Quantity, prepare, quantities
 from deepresearch.evidence.signals import (
     DERIVED,
     change_at,
+    derivation_inputs,
     derived_marks,
     sentence_speaks_of_change,
     signals_in,
 )
 from deepresearch.evidence.terms import CHANGE_TERMS, Clause, clause_terms, terms_of
+from deepresearch.evidence.units import named_dimensions
 from deepresearch.evidence.years import YearMention, belonging, mentions
 
 _SENTENCE = re.compile(r".+?(?:[.!?。！？]+(?=\s|$)|$)", re.DOTALL)
@@ -76,6 +78,14 @@ class Bound:
     beside: frozenset[Decimal] = frozenset()  # the values of the other numbers of its clause
     changing: bool = False  # evidence whose sentence speaks of a change: it may be one
     undated: bool = False  # where a change started (`up from 38.5%`): its year is not the sentence's
+    # The units its sentence (a cell: its column's header) names: what a bare number may be measured in;
+    # None when not known (lenient).
+    named: frozenset[str] | None = None
+    clause: str = ""  # the clause it is written in
+    # A table cell's: the words of its header that no other header of numbers in its unit has, and
+    # the words of those other headers that its header does not have.
+    header: frozenset[str] = frozenset()
+    columns: frozenset[str] = frozenset()
 
     @property
     def text(self) -> str:
@@ -94,6 +104,7 @@ class Context:
     change: bool = False
     fallback: frozenset[int] = frozenset()
     around: frozenset[str] = frozenset()
+    named: frozenset[str] | None = None  # the units a cell's header names
 
 
 def clauses_of(text: str, start: int, end: int) -> list[Clause]:
@@ -149,20 +160,31 @@ class _Reading:
         strength = int(len(intro) == 1 or (self.whole and len(weak) == 1))
         starts = [q.start for q in self.found if q.claim]
         derived, about = derived_marks(self.text, clauses, starts), clause_terms(self.text, clauses, starts)
+        inputs = derivation_inputs(self.text, starts)
         changing = bool(self.origin) and sentence_speaks_of_change(self.text[start:end])
+        named = (
+            self.context.named if self.context.named is not None else named_dimensions(self.text[start:end])
+        )
         bound: list[Bound] = []
         for c_start, c_end in clauses:
             here = [q for q in self.found if c_start <= q.start < c_end]
             for q in here:
                 if claims_only and not q.claim:
                     continue
-                b = self._bound(
-                    q, here, (c_start, c_end), about.get(c_start, frozenset()), q.start in derived
+                terms = (
+                    terms_of(self.text[c_start:c_end])
+                    if q.start in inputs
+                    else about.get(c_start, frozenset())
                 )
-                undated = not b.years and bool(_STARTING.search(self.text, 0, q.start))
+                b = self._bound(q, here, (c_start, c_end), terms, q.start in derived)
+                if q.start in inputs:  # a derivation's input: a quoted value, with only its own words
+                    b = replace(b, change=change_at(self.text, q.start, q.end)[0])
+                undated = not b.years and (q.start in inputs or bool(_STARTING.search(self.text, 0, q.start)))
                 own = b.years or (frozenset() if undated else weak)
                 strong = 2 if b.years else strength
-                bound.append(replace(b, years=own, strength=strong, changing=changing, undated=undated))
+                bound.append(
+                    replace(b, years=own, strength=strong, changing=changing, undated=undated, named=named)
+                )
         return bound
 
     def _bound(
@@ -180,7 +202,7 @@ class _Reading:
         beside = frozenset(r.value for other in here if other is not q for r in other.readings)
         return Bound(
             q, own, 2 if own else 0, terms | ctx.terms, signals, change, direction, self.origin,
-            around=ctx.around or terms_of(self.text), beside=beside,
+            around=ctx.around or terms_of(self.text), beside=beside, clause=self.text[slice(*clause)],
         )  # fmt: skip
 
 
@@ -227,6 +249,11 @@ def _looks_like_row(text: str) -> bool:
     return stripped.count("|") >= 2 and "\n" not in stripped
 
 
+def _leads(cell: str, found: Sequence[Quantity]) -> bool:
+    """A cell that opens with its number (`290 [S01]`, `+16,000`): a column of numbers."""
+    return bool(found) and found[0].start <= len(cell) - len(cell.lstrip()) + 1
+
+
 def bind_row(
     cells: Sequence[str], header: Sequence[str], *, claims_only: bool = True, origin: str = "",
     around: frozenset[str] = frozenset(),
@@ -236,16 +263,26 @@ def bind_row(
     numbers = [quantities(cell, claims_only=True) for cell in cells]
     label_text = " ".join(cell for cell, found in zip(cells, numbers, strict=True) if not found)
     label_years, headed = years_in(label_text), years_in(" ".join(header))
+    heads = [
+        (terms_of(header[i]), {q.dimension for q in found})
+        for i, found in enumerate(numbers)
+        if i < len(header) and _leads(cells[i], found)
+    ]
     bound: list[Bound] = []
     for index, cell in enumerate(cells):
         head = header[index] if index < len(header) else ""
         context = Context(
             years_in(head) or label_years, terms_of(head) | terms_of(label_text), signals_in(head),
             bool(_CHANGE_HEADER.search(head)), fallback=headed, around=around or terms_of(" ".join(cells)),
+            named=named_dimensions(f"{head} {cell}"),
         )  # fmt: skip
         for b in bind_text(cell, claims_only=claims_only, origin=origin, context=context):
             loose = bool(origin) and b.quantity.claim and b.quantity.plain and not head
-            bound.append(replace(b, column=index, loose=loose))
+            own = terms_of(head) if _leads(cell, numbers[index]) else frozenset()  # (not a note's number)
+            others = frozenset().union(
+                *(words for words, dims in heads if own and words != own and b.quantity.dimension in dims)
+            )
+            bound.append(replace(b, column=index, loose=loose, header=own - others, columns=others - own))
     return bound
 
 

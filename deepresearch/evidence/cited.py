@@ -77,9 +77,11 @@ class Evidence:
         matches: list[Bound] = []
         for text in self.texts:
             for item in text:
+                if not _measured_alike(claim, item) or _a_year(item):
+                    continue
                 if not same_value(claim.quantity, item.quantity, item.loose and self._lends(claim, item)):
                     continue
-                reason = conflict(claim, item, text, self.texts, self.dated)
+                reason = conflict(claim, item, text, self.texts, self.dated, self.distinctive)
                 if not reason:
                     matches.append(item)
                 why = why or reason
@@ -89,7 +91,9 @@ class Evidence:
             rival = self._better(claim, _score(claim, best, self)) if self.dated and silent else None
             if rival is None:
                 return best, ""
-            words = ", ".join(sorted(self.distinctive(rival.terms & claim.terms))) or years_text(rival.years)
+            words = ", ".join(sorted(self.distinctive(rival.terms & claim.terms, 10))) or years_text(
+                rival.years
+            )
             return (
                 None,
                 f'{best.origin} states {best.text}, but {rival.origin} gives {rival.text} for "{words}"',
@@ -103,22 +107,23 @@ class Evidence:
                     return weight, ""
         return None, why
 
-    def distinctive(self, terms: frozenset[str]) -> frozenset[str]:
-        """The words of `terms` that few texts of this evidence use (at most a tenth, or two)."""
+    def distinctive(self, terms: frozenset[str], share: int = 5) -> frozenset[str]:
+        """The words of `terms` that few texts of this evidence use (at most one in `share`, or three)."""
         if self._frequency is None:
             counts: dict[str, int] = {}
             for text in self.texts:
                 for word in {w for b in text for w in b.terms}:
                     counts[word] = counts.get(word, 0) + 1
             self._frequency = counts
-        limit = max(2, len(self.texts) // 10)
+        limit = max(3, len(self.texts) // share)
         frequency = self._frequency
         return frozenset(t for t in terms if frequency.get(t, 0) <= limit)
 
     def _better(self, claim: Bound, score: int) -> Bound | None:
         """When no number with the claim's value says anything its words say: a number of another
-        value, for the claim's own year, whose words are some of the claim's, by a margin of two
-        over the best one with its value (one year, or two words)."""
+        value, for the claim's own year, whose words are some of the claim's, by a margin over the
+        best one with its value: two (a year, or two words) for prose, one word for a table cell
+        (its row's label names its item)."""
         if not claim.years or claim.strength < 2:
             return None
         for text in self.texts:
@@ -126,11 +131,12 @@ class Evidence:
                 q = item.quantity
                 if not q.claim or q.dimension != claim.quantity.dimension or not item.strength:
                     continue
-                if not item.years & claim.years or not self.distinctive(item.terms & claim.terms):
+                if not item.years & claim.years or not self.distinctive(item.terms & claim.terms, 10):
                     continue
                 if {r.value for r in q.readings} & claim.beside:
                     continue
-                if _score(claim, item, self) >= score + 2 and not same_value(claim.quantity, q):
+                margin = 1 if claim.column >= 0 else 2  # a table row's label names its item surely
+                if _score(claim, item, self) >= score + margin and not same_value(claim.quantity, q):
                     return item
         return None
 
@@ -157,11 +163,25 @@ class Evidence:
         return max(candidates, key=score)
 
 
+def _a_year(item: Bound) -> bool:
+    """A year of the evidence (`in 2025`): it states no number (2,030 is not 2025)."""
+    return not item.quantity.claim and any(r.value in item.years for r in item.quantity.readings)
+
+
+def _measured_alike(claim: Bound, item: Bound) -> bool:
+    """A bare claim may be a number with a unit only when its sentence (or column header) names that
+    unit: `178 (2023)` after `210 EUR/kWh`, `58,400` under `(EUR/MW/yr)`; a bare gap is not EUR 15,800."""
+    dimension = item.quantity.dimension
+    return not (
+        claim.quantity.plain and dimension and claim.named is not None and dimension not in claim.named
+    )
+
+
 def _score(claim: Bound, item: Bound, evidence: Evidence) -> int:
     """How much an evidence number is about what the claim is about: its year (2), its distinctive
     words (1 each)."""
     timely = 2 if item.strength and item.years & claim.years else 0
-    return timely + len(evidence.distinctive(item.terms & claim.terms))
+    return timely + len(evidence.distinctive(item.terms & claim.terms, 10))
 
 
 def _adopt(cell: Bound, statement: Sequence[Bound], taken: set[Bound]) -> Bound:
@@ -169,10 +189,15 @@ def _adopt(cell: Bound, statement: Sequence[Bound], taken: set[Bound]) -> Bound:
     (its row's label) or else the statement's, and the words of both."""
     if not cell.loose:
         return cell
-    if any(
-        b.quantity.claim and b.quantity.plain and b.quantity.bare == cell.quantity.bare for b in statement
-    ):
-        return replace(cell, loose=False)  # the statement says it is a count
+    counts = [
+        b
+        for b in statement
+        if b.quantity.claim and b.quantity.plain and b.quantity.bare == cell.quantity.bare
+    ]
+    if counts:  # the statement says it is a count, and (when one) what it counts
+        return replace(
+            cell, loose=False, terms=cell.terms | (counts[0].terms if len(counts) == 1 else frozenset())
+        )
     for b in statement:
         q = b.quantity
         if b in taken or not q.claim or not q.dimension or not q.bare:

@@ -13,8 +13,8 @@ operations its words signal are tried (evidence/signals.py), and only from these
   sentences of its paragraph, with each other, with the sentence's, or with the cited facts'.
 
 A cited fact's number takes part only when it is for the year the number is about (when both name
-years), and, in a report, when its words are some of the number's or it is for the number's own
-year. Bare numbers (counts) combine only within one sentence, row or fact. The result is recomputed
+years), and, in a report, when its distinctive words (few cited texts use them) are some of those
+of the number or of its sentence's numbers, or it is for the number's own year. Bare numbers (counts) combine only within one sentence, row or fact. The result is recomputed
 and accepted within the number's rounding: half its last written digit (a whole number's trailing
 zeros count: 30% is not 31.4%), at most 5% (evidence/arithmetic.py: the operations, searched by
 bisection, so a number costs O(n log n) in the evidence size).
@@ -22,7 +22,7 @@ bisection, so a number costs O(n log n) in the evidence size).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from deepresearch.evidence.arithmetic import PARAGRAPH, Family, Operand, Target, search
 from deepresearch.evidence.binding import Bound
@@ -31,6 +31,10 @@ from deepresearch.evidence.signals import ANNUAL, DERIVED, DIFFERENCE, GROWTH, R
 
 TOLERANCE = 0.05
 _EPSILON = 1e-9
+
+
+def _every(terms: frozenset[str]) -> frozenset[str]:
+    return terms
 
 
 def _operations(claim: Bound) -> set[str]:
@@ -61,13 +65,14 @@ def _compatible(claim: Bound, operand: Operand) -> bool:
 
 def derive(
     claim: Bound, local: Sequence[Operand], evidence: Sequence[Operand], spans: Iterable[int] = (),
-    strict: bool = False,
+    strict: bool = False, distinctive: Callable[[frozenset[str]], frozenset[str]] = _every,
 ) -> str:  # fmt: skip
     """How the claim follows from the operands (rules in the module docstring), or "".
 
     `spans`: the numbers of years between two years the claim's sentence names; when it names
     fewer than two, a compound growth rate of two numbers of the sentence itself tries 2 to 10.
-    `strict` (a report): two numbers of one fact only where the sentence marks the number derived."""
+    `strict` (a report): two numbers of one fact only where the sentence marks the number derived;
+    `distinctive`: the words that few evidence texts use (a cited number is about the claim by them)."""
     ops = _operations(claim)
     if not ops:
         return ""
@@ -77,7 +82,8 @@ def derive(
         value = float(reading.value)
         tolerance = min(float(reading.exact) / 2, TOLERANCE * abs(value)) + _EPSILON * abs(value)
         target = Target(value, tolerance, dimension == "*", claim.direction, year, claim.change)
-        for number, family in enumerate(_families(claim, dimension, local, evidence, strict)):
+        families = _families(claim, dimension, local, evidence, strict, distinctive)
+        for number, family in enumerate(families):
             years = named or (list(range(2, 11)) if number == 0 and target.rate else [])
             how = search(ops, family, target, years)
             if how:
@@ -86,8 +92,9 @@ def derive(
 
 
 def _families(
-    claim: Bound, dimension: str, local: Sequence[Operand], evidence: Sequence[Operand], strict: bool
-) -> Iterator[Family]:
+    claim: Bound, dimension: str, local: Sequence[Operand], evidence: Sequence[Operand], strict: bool,
+    distinctive: Callable[[frozenset[str]], frozenset[str]],
+) -> Iterator[Family]:  # fmt: skip
     """The pairs of operand sets to search, the sentence's own first (module docstring). Bare
     numbers (counts) are combined only within one sentence, row or fact; a cited fact's number only
     when it is for the claim's year or its words are some of the claim's."""
@@ -98,17 +105,21 @@ def _families(
     def unit(o: Operand) -> bool:
         return fits(o) and (bool(o.dimension) or not dimension)
 
+    mine = [o for o in local if fits(o) and o.row == -1]
+    words = claim.terms.union(*(m.terms for m in mine))
+
     def about(o: Operand) -> bool:
         if not strict:
             return True  # a statement against its own fact's quote
-        return bool(o.terms & claim.terms) or bool(claim.strength and o.strength and o.years & claim.years)
+        timely = bool(claim.strength and o.strength and o.years & claim.years)
+        return bool(distinctive(o.terms & words)) or timely
 
-    mine = [o for o in local if fits(o) and o.row == -1]
     earlier = [o for o in local if fits(o) and o.row >= 0]
     paragraph = [o for o in local if unit(o) and o.row == PARAGRAPH]
     cited = [o for o in evidence if unit(o) and _compatible(claim, o) and about(o)]
     yield mine, [o for o in mine if _compatible(claim, o)]
-    yield mine, [o for o in earlier if any(o.column == m.column for m in mine)]
+    for column in sorted({m.column for m in mine}):  # last year's value of one of the row's columns
+        yield [m for m in mine if m.column == column], [o for o in earlier if o.column == column]
     if claim.column >= 0:
         return  # a table's derived cells come from its own rows
     yield [o for o in mine if unit(o)], cited

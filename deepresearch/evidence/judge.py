@@ -45,7 +45,11 @@ def judge(
         stated, _ = context.stating(claim)
     if stated is not None:
         return Judgement(True, f'stated by {stated.origin} ("{stated.text}")', source=stated)
-    how = derivation(claim, local, evidence.operands(), spans, strict=evidence.dated) if derive else ""
+    how = (
+        derivation(claim, local, evidence.operands(), spans, evidence.dated, evidence.distinctive)
+        if derive
+        else ""
+    )
     if how:
         return Judgement(True, f"derived: {how}")
     if not why:

@@ -91,6 +91,7 @@ _NOT_CLAIMS = [
 ]
 _RANGE = re.compile(r"\s*(?:[-–—~～]|to|and|至|到)\s*", re.IGNORECASE)
 _BETWEEN = re.compile(r"(?:between|from)\s*$", re.IGNORECASE)
+_YEAR_BEFORE = re.compile(r"\b(?:in|since|by|during|until|of|for)\s*$|(?:end|mid)-$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -165,8 +166,10 @@ def _join_ranges(text: str, raws: list[_Raw]) -> list[_Raw]:
             continue
         if (a.unit and b.unit and a.unit != b.unit) or (a.scale and b.scale and a.scale != b.scale):
             continue  # "12% to $4.2 billion": two quantities, not a range
-        if _is_year(a, text) and a.digits[0].value > b.digits[-1].value:
-            continue  # "rose in 2023 to 5 GW": a year, then a value (a range from a year would ascend)
+        if _is_year(a, text) and (
+            a.digits[0].value > b.digits[-1].value or _YEAR_BEFORE.search(text[: a.start])
+        ):
+            continue  # "rose in 2023 to 5 GW", "EUR 15,800 in 2023 to EUR 13,900": a year, then a value
         scale, unit = a.scale or b.scale, b.unit or a.unit
         out[i] = replace(a, scale=a.scale or scale, unit=a.unit or unit)
         out[i + 1] = replace(b, scale=b.scale or scale, unit=b.unit or unit)

@@ -32,7 +32,7 @@ DIFFERENCE, SUM, RATIO, GROWTH, SHARE, ANNUAL, DERIVED = (
 
 _SIGNALS: dict[str, re.Pattern[str]] = {
     DIFFERENCE: re.compile(
-        r"\b(?:by|add(?:ed|s|ing|itions?)|net|gap|difference|more|less|fewer|higher|lower|above|below|"
+        r"\b(?:by|add(?:ed|s|ing|itions?)|net|gap|difference|(?<!and\s)(?<!or\s)more|less|fewer|higher|lower|above|below|"
         r"exceed\w*|remain\w*|short\w*|need(?:s|ed)?|impl(?:y|ies|ied)|compared|versus|vs|minus|change[sd]?|"
         r"increase[sd]?|decrease[sd]?|rose|fell|grew|declined|dropped)\b|增加|减少|上升|下降|新增|净|差|多出|少于|高于|低于"
     ),
@@ -72,7 +72,8 @@ _BEFORE = re.compile(
 )
 _AFTER = re.compile(
     r"^\s*(?:(?:year-on-year|y/y|yoy|on the year)\s+)?(?P<word>increase|decrease|rise|drop|decline|growth|gain|"
-    r"loss|jump|fall|reduction|cut|additions?|higher|lower|more|less|fewer|below|above|up|down|added)\b",
+    r"loss|jump|fall|reduction|cut|additions?|higher|lower|more|less|fewer|below|above|up|down|added)\b"
+    r"(?!\s+(?:the|a|an|its|their|his|her|our|\d))",  # `205,000 less the 14,000 exported`: a subtraction
     re.IGNORECASE,
 )
 _RISE_WORD = re.compile(
@@ -104,6 +105,31 @@ _CLOSING = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _INPUTS = re.compile(r"\s+(?:from|using|as)\b", re.IGNORECASE)
+
+
+_INPUT_MARK = re.compile(r"\b(?:derived|computed|calculated)\s*(?:from\b|:)", re.IGNORECASE)
+
+
+def input_marks(text: str) -> list[tuple[int, int]]:
+    """Where a text says the inputs of a derivation follow (`derived from`, `derived:`)."""
+    return [(m.start(), m.end()) for m in _INPUT_MARK.finditer(text)]
+
+
+def derivation_inputs(text: str, starts: list[int]) -> set[int]:
+    """Which numbers (by start) a text gives as the inputs of a derivation (`derived from 0.9 GW to
+    4.8 GW`, `(derived: 46,200 less 39,500)`, `derived from totals of EUR 340m, 410m and 520m`):
+    quoted values, not claims about the sentence's subject."""
+    marks = [m.end() for m in _INPUT_MARK.finditer(text)]
+    inputs: set[int] = set()
+    for start in starts:
+        mark = max((m for m in marks if m <= start), default=-1)
+        if mark != -1 and not _INPUT_END.search(text[mark:start] + text[start : start + 1]):
+            inputs.add(start)
+    return inputs
+
+
+# What ends the inputs of a `derived from`: a bracket, a clause or sentence end (a comma but in a list).
+_INPUT_END = re.compile(r"[;)(]|\.(?!\d)|,(?!\s*(?:EUR|USD|[€$£¥])?\s?\d)")
 
 
 def derived_marks(text: str, clauses: list[tuple[int, int]], starts: list[int]) -> set[int]:

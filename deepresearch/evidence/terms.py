@@ -2,9 +2,11 @@
 
 A number's terms are the content words of its clause (lower case, stemmed; no stop words, units,
 months or numbers); those of the clauses without a number that open its group (the clauses up to
-`;`, `and`, `but`, `while`...) or follow it in its group (`1.7 GW (53 installations) on distribution
+`;`, `and`, `but`, `while`..., but not an `and` that goes on with a number: `cites 3.4 GW (end-2024)
+and 2.1 GW (end-2023)`) or follow it in its group (`1.7 GW (53 installations) on distribution
 networks`); or, when it has none, those of the clause before (`fell from EUR 160m (2022) to 140m
-(2023)`: the same thing).
+(2023)`: the same thing). A bracket with a number and no words of its own after an earlier one with
+words is parallel to it (`Capital 17,900 (290 per 100,000 residents), North 6,100 (105)`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ _STOP = frozenset({
     "when", "where", "what", "about", "around", "approximately", "roughly", "nearly", "almost",
     "some", "over", "under", "only", "also", "just", "more", "less", "most", "least", "very", "such",
     "each", "per", "cent", "percent", "year", "years", "yearly", "end", "mid", "early", "late",
-    "total", "figure", "figures", "number", "numbers", "value", "values", "level", "levels",
+    "figure", "figures", "number", "numbers", "value", "values", "level", "levels",
     "amount", "reached", "reach", "stood", "stands", "stand", "rose", "rise", "fell", "fall", "grew",
     "grow", "while", "whereas", "but", "not", "nor", "yet", "all", "any", "both", "either",
     "neither", "other", "another", "same", "own", "since", "until", "during", "before", "after",
@@ -35,14 +37,16 @@ _STOP = frozenset({
     "december", "kw", "mw", "gw", "tw", "wh", "kwh", "mwh", "gwh", "twh", "eur", "usd", "gbp", "cny",
     "rmb", "euro", "euros", "dollar", "dollars", "yuan", "pct", "mln", "watt", "watts",
 })  # fmt: skip
+_SHORT_STOP = frozenset({"of", "in", "to", "on", "at", "by", "or", "an", "as", "is", "it", "up", "no", "vs"})
 _SUFFIXES = ("ations", "ation", "itions", "ition", "ings", "ing", "ies", "ed", "es", "s")
 # Words that make a clause's number a change: `net additions were 0.3 GW`.
 CHANGE_TERMS = frozenset({"add", "net", "increase", "decrease", "growth", "decline", "change", "gain", "yoy"})
 # Where a group of clauses ends: the next one starts with one of these.
 _STRONG = re.compile(
-    r"^(?:;|，|；|\s+(?:and|but|while|whereas|versus|vs\.?|against)\s|,\s*(?:and|but|while)\s)", re.I
+    r"^(?:;|，|；|\s+(?:and|but|while|whereas|versus|vs\.?|against)\s|,\s*(?:and|but|while)\s)"
+    r"(?!\s*(?:[+−-]|EUR|USD|GBP|US\$|[€$£¥])?\s?\d)",  # `cites 3.4 GW (2024) and 2.1 GW (2023)`: one group
+    re.I,
 )
-
 Clause = tuple[int, int]
 
 
@@ -55,8 +59,10 @@ def stem(word: str) -> str:
 
 
 def terms_of(text: str) -> frozenset[str]:
-    """The content words of `text`, lower case and stemmed."""
-    return frozenset(stem(w) for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in _STOP)
+    """The content words of `text`, lower case and stemmed; two-letter ones only as capitals
+    (`AC`, `DC`, `EU`)."""
+    words = (w.lower() for w in _WORD.findall(text) if len(w) >= 3 or (len(w) == 2 and w.isupper()))
+    return frozenset(stem(w) for w in words if w not in _STOP and w not in _SHORT_STOP)
 
 
 def _groups(text: str, clauses: Sequence[Clause]) -> list[list[Clause]]:
@@ -72,6 +78,7 @@ def clause_terms(text: str, clauses: Sequence[Clause], starts: Sequence[int]) ->
     """The terms of the numbers (starting at `starts`) of each clause, by the clause's start."""
     out: dict[int, frozenset[str]] = {}
     inherited: frozenset[str] = frozenset()
+    parallel: frozenset[str] = frozenset()  # the words of the last bracket that had its own
     for group in _groups(text, clauses):
         counted = [c for c in group if any(c[0] <= s < c[1] for s in starts)]
         if not counted:
@@ -82,9 +89,20 @@ def clause_terms(text: str, clauses: Sequence[Clause], starts: Sequence[int]) ->
         for clause in group[first:]:
             words = terms_of(text[slice(*clause)])
             if clause in counted:
+                # `1.7 GW (53 installations)`: a bracket right after a number that names nothing new is
+                # about the same thing (`(168 thousand in total)` is not)
+                bracketed = (
+                    text[clause[0]] in "(（" and bool(run) and run[-1] in counted and words <= inherited
+                )
                 if run and run[-1] not in counted:
                     run = []
-                out[clause[0]] = (words | lead) or inherited
+                out[clause[0]] = (words | inherited if bracketed else words or inherited) | lead
+                if (
+                    bracketed and not words
+                ):  # `North 6,100 (105)` after `Capital 17,900 (290 per 100,000 residents)`
+                    out[clause[0]] |= parallel
+                elif text[clause[0]] in "(（" and words - inherited:
+                    parallel = words
                 inherited = out[clause[0]]
             else:
                 for owner in (c for c in run if c in counted):

@@ -165,3 +165,17 @@ def read_prefix(text: str, start: int) -> tuple[Unit, int] | None:
     window = max(0, start - 5)
     match = _PREFIX_RE.search(text[window:start])
     return (PREFIXES[match.group().strip()], window + match.start()) if match else None
+
+
+_NAMED = re.compile(
+    rf"(?<![^\W\d_])(?:{_alternation([*SYMBOLS, *WORDS, *PREFIXES])})(?![^\W\d_])", re.IGNORECASE
+)
+
+
+def named_dimensions(text: str) -> frozenset[str]:
+    """The dimensions whose units `text` names, with or without a number (`EUR/MW/yr`, `(GW)`):
+    what a bare number in it, or under it as a header, may be measured in."""
+    table = {k.lower(): v for k, v in (*SYMBOLS.items(), *WORDS.items(), *PREFIXES.items())}
+    return frozenset(
+        table[m.group().lower()].dimension for m in _NAMED.finditer(text) if m.group().lower() in table
+    )

@@ -8,7 +8,8 @@ to 2025`) is one mention of every year in it, with its two ends kept. A year bel
   EUR/kWh by 2023`, `on 29 January 2025`) or right before it (`2024: 3.4 GW`, `(May 2024) awarded
   0.9 GW`);
 - numbers written as one share it: `0.9 GW / 1.6 GWh at end-2021`, `3.4 GW (3,400 MW) in 2024`,
-  `1.5-2.0 GW in 2026`, and so do the numbers in brackets after it: `10 GW by 2025 (low 4, high 14)`;
+  `1.5-2.0 GW in 2026`, and so do the numbers in brackets or in a range after it: `10 GW by 2025
+  (low 4, high 14)`, `4.5 GW by end-2025, range 3.8-5.2 GW`;
 - a list of numbers takes a list or range of as many years in order: `0.9, 1.2, 2.1, 3.4 and 4.8
   GW in 2021-2025`, `+5, +19, +23 and +26 in 2022-2025`; `from 210 to 130 EUR/kWh between 2022 and
   2025` gives 210 to 2022 and 130 to 2025.
@@ -41,6 +42,10 @@ _BEFORE = re.compile(r"\s*(?:\)\s*(?:[a-z]+\s+){0,2}|[:：|–—-]\s*|\s*)")
 _PARTNER = re.compile(r"\s*(?:/|=|\(|\)\s*/|≈)\s*|[-–—]")
 _LIST = re.compile(r"\s*(?:/|,|;|,?\s+and|,?\s+to)\s*[+−-]?", re.IGNORECASE)
 _SAME_CLAUSE = re.compile(r"\s+(?:[a-z-]+\s+){1,3}", re.IGNORECASE)  # `2.3 GW under construction in 29`
+_SPREAD = re.compile(
+    r"[,;]\s*(?:a\s+|with\s+a\s+)?(?:range|low|high|between|spread)\b[^,;.()]*$", re.IGNORECASE
+)
+_INPUTS = re.compile(r"\((?:derived|computed|calculated)", re.IGNORECASE)  # `(derived: 46,200 less 39,500)`
 _FROM = re.compile(r"\bfrom\s*$", re.IGNORECASE)
 
 
@@ -121,9 +126,10 @@ def belonging(text: str, found: Sequence[Quantity], years: list[YearMention]) ->
             if shared is not None:
                 owned.setdefault(a.start, shared)
                 owned.setdefault(b.start, shared)
-    for a, b in itertools.pairwise(claims):  # `10 GW by 2025 (low 4 GW, high 14 GW)`
+    for a, b in itertools.pairwise(claims):  # `10 GW by 2025 (low 4 GW, high 14 GW)`, `4.5 GW, range 3.8-5.2`
         between = text[a.end : b.start]
-        if a.start in owned and b.start not in owned and "(" in between and ")" not in between:
+        bracket = "(" in between and ")" not in between and not _INPUTS.search(between)
+        if a.start in owned and b.start not in owned and (bracket or _SPREAD.search(between)):
             owned[b.start] = owned[a.start]
             for c in claims[claims.index(b) + 1 :]:
                 if ")" in text[b.end : c.start] or c.start in owned:
@@ -141,7 +147,7 @@ def _pair_list(
     text: str, run: list[Quantity], years: list[YearMention], owned: dict[int, YearMention]
 ) -> None:
     """A list of n numbers takes, in order, a range of n years right after or before it, else n
-    single years of its text; `from a to b` takes the ends of a range after it."""
+    single years of its text; `from a to b` takes the ends of a range after or before it."""
     after = [y for y in years if y.start >= run[-1].end and y.start - run[-1].end <= 60]
     before = [y for y in years if y.end <= run[0].start and run[0].start - y.end <= 80]
     span = next((y for y in (*after, *reversed(before)) if len(y.years) == len(run)), None)
@@ -154,7 +160,7 @@ def _pair_list(
         for q, year in zip(run, sorted(span.years), strict=True):
             owned[q.start] = YearMention(span.start, span.end, frozenset({year}), (year, year))
         return
-    ends = next((y for y in after if y.ends[0] != y.ends[1]), None)
+    ends = next((y for y in (*after, *reversed(before)) if y.ends[0] != y.ends[1]), None)
     if len(run) == 2 and ends is not None and _FROM.search(text, 0, run[0].start):
         for q, year in zip(run, ends.ends, strict=True):
             owned[q.start] = YearMention(ends.start, ends.end, frozenset({year}), (year, year))

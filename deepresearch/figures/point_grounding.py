@@ -75,7 +75,10 @@ def point_number(written: str, unit: str, about: _About) -> list[Bound]:
         (frozenset({int(year.group(1))}), 2) if year else (about.years, int(len(about.years) == 1))
     )
     terms = terms_of(f"{about.words} {about.label}")
-    return [replace(b, years=years, strength=strength, terms=terms, around=about.figure) for b in readings]
+    return [  # its unit was read above: no sentence limits what a bare value is measured in
+        replace(b, years=years, strength=strength, terms=terms, around=about.figure, named=None)
+        for b in readings
+    ]
 
 
 def _trace(readings: list[Bound], written: str, facts: list[Fact]) -> str | None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 
 from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.cited import Evidence
+from deepresearch.evidence.consistency import contradictions
 from deepresearch.evidence.judge import Judgement, judge_together, missing_numbers
 from deepresearch.evidence.quantities import Quantity
 from deepresearch.report.blocks import Block
@@ -102,7 +103,10 @@ class FactEvidence:
 def _judge_scope(scope: Scope, evidence: Evidence) -> list[Judgement]:
     """Each number of the scope: stated by the evidence, else derived (evidence/judge.py)."""
     claims = [bound for bound, _ in scope.numbers]
-    return judge_together(claims, evidence, scope.earlier, scope.spans, where=f"this {scope.kind}")
+    verdicts = judge_together(claims, evidence, scope.earlier, scope.spans, where=f"this {scope.kind}")
+    for index, why in contradictions(scope.text, claims, scope.spans).items():
+        verdicts[index] = Judgement(False, "", why)  # the sentence cannot be right as written
+    return verdicts
 
 
 def judge_numbers(

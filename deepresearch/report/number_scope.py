@@ -39,6 +39,7 @@ class Scope:
     cited: tuple[str, ...]
     earlier: list[Operand] = field(default_factory=list)  # cells of earlier rows of its table
     spans: list[int] = field(default_factory=list)  # years between two years it names
+    text: str = ""  # a sentence's text, as its numbers were read in it (prepared)
 
     def local(self, row: int = -1) -> list[Operand]:
         """The scope's own numbers as operands (the table row `row` for earlier rows)."""
@@ -69,7 +70,7 @@ def _sentence_scopes(block: Block, fallback: tuple[str, ...], lines: Collection[
             for b in bind_text(sentence, context=context)
         ]
         years = [y for b, _ in numbers for y in b.years]
-        scopes.append(Scope("sentence", first, numbers, ids, spans=year_spans(years)))
+        scopes.append(Scope("sentence", first, numbers, ids, spans=year_spans(years), text=prepared))
     for index, scope in enumerate(scopes):  # a derived number may rest on its paragraph's numbers
         refers = index > 0 and _REFERS.match(texts[index]) is not None
         scope.earlier = [

@@ -1,0 +1,105 @@
+"""A sentence whose numbers contradict each other: it cannot be right as written, whatever its
+sources state, so none of the numbers involved is grounded.
+
+- **a derivation it writes out** with two inputs (`75% (derived: 142,000 of 189,000)`, `6,700
+  (derived: 46,200 less 39,500)`) that do not give its result by any arithmetic of
+  evidence/derivation.py;
+- **a change from one number to another in the wrong direction** (`rose from 71,500 to 60,200`,
+  `10%, down from 3%`): a rise ends higher than it starts, a fall lower.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from deepresearch.evidence.arithmetic import operands
+from deepresearch.evidence.binding import Bound
+from deepresearch.evidence.derivation import derive
+from deepresearch.evidence.signals import DERIVED, derivation_inputs, input_marks
+
+_RISE = r"rose|ris(?:e|es|en|ing)|grew|grow(?:s|n|ing)?|increas\w*|climb\w*|jump\w*|gain\w*|up|surg\w*|expand\w*|doubl\w*|tripl\w*|edged up"
+_FALL = r"fell|fall(?:s|ing|en)?|declin\w*|decreas\w*|dropp?\w*|down|slow\w*|eas(?:ed|ing)|shr[au]nk|contract\w*|cut|reduc\w*|edged down|halv\w*"
+_VERB = re.compile(rf"\b(?:(?P<rise>{_RISE})|(?P<fall>{_FALL}))\b[^.;]{{0,60}}$", re.IGNORECASE)
+_FROM = re.compile(
+    r"\bfrom\s+(?:(?:about|around|roughly|nearly|some|almost|just|only|EUR|USD|US\$|[$€£¥])\s*)*$", re.I
+)
+_TO = re.compile(
+    r"^[^.;]{0,30}?\bto\s+(?:(?:about|around|roughly|nearly|some|almost|just|only|EUR|USD|US\$|[$€£¥])\s*)*$",
+    re.I,
+)
+_UP_FROM = re.compile(r"^[^.;]{0,60}?,?\s*\b(?:(?P<rise>up)|(?P<fall>down))\s+from\s+\S*\s*$", re.I)
+
+
+def contradictions(text: str, claims: Sequence[Bound], spans: Iterable[int] = ()) -> dict[int, str]:
+    """Why each number of a sentence (by its index in `claims`, bound in `text`) contradicts
+    another of the sentence (module docstring); the numbers that do not are absent."""
+    found: dict[int, str] = {}
+    for indexes, why in (*_derivations(text, claims, list(spans)), *_directions(text, claims)):
+        for index in indexes:
+            found.setdefault(index, why)
+    return found
+
+
+def _derivations(text: str, claims: Sequence[Bound], spans: list[int]) -> list[tuple[list[int], str]]:
+    starts = [c.quantity.start for c in claims]
+    inputs = derivation_inputs(text, starts)
+    out: list[tuple[list[int], str]] = []
+    for mark, end in input_marks(text):
+        given = [i for i, c in enumerate(claims) if c.quantity.start in inputs and c.quantity.start >= end]
+        given = [
+            i for i in given if not any(end < m < claims[i].quantity.start for m, _ in input_marks(text))
+        ]
+        results = [
+            i for i, c in enumerate(claims) if c.quantity.start < mark and c.quantity.start not in inputs
+        ]
+        if len(given) != 2 or not results or not claims[results[-1]].quantity.claim:
+            continue
+        result = claims[results[-1]]
+        local = [o for i in given for o in operands(claims[i], "this sentence", "local")]
+        if not local:
+            continue
+        marked = replace(result, signals=result.signals | {DERIVED}, years=frozenset(), strength=0)
+        if derive(marked, local, [], spans):
+            continue
+        shown = " and ".join(claims[i].text for i in given)
+        out.append(
+            ([results[-1], *given], f"{result.text} does not follow from {shown}, the inputs written here")
+        )
+    return out
+
+
+def _directions(text: str, claims: Sequence[Bound]) -> list[tuple[list[int], str]]:
+    """`rose from A to B` (B is the next number after `to`), `B, up from A`."""
+    out: list[tuple[list[int], str]] = []
+    for i, a in enumerate(claims):
+        opening = _FROM.search(text, 0, a.quantity.start)
+        if opening is None:
+            continue
+        after = (
+            j for j in range(i + 1, len(claims)) if _TO.match(text[a.quantity.end : claims[j].quantity.start])
+        )
+        later = next(after, None)
+        if later is not None:
+            verb, pair = _VERB.search(text[: opening.start()]), (i, later)
+        elif i > 0:
+            verb, pair = _UP_FROM.match(text[claims[i - 1].quantity.end : a.quantity.start]), (i, i - 1)
+        else:
+            continue
+        start, end = claims[pair[0]], claims[pair[1]]
+        if verb is None or start.quantity.dimension != end.quantity.dimension:
+            continue
+        rise = verb.group("rise") is not None
+        if not _consistent(start, end, rise):
+            word, way = ("rise", "higher") if rise else ("fall", "lower")
+            out.append((list(pair), f"a {word} from {start.text} to {end.text} does not end {way}"))
+    return out
+
+
+def _consistent(start: Bound, end: Bound, rise: bool) -> bool:
+    """Some reading of the two numbers goes the way the words say (read alike: `60,200` and
+    `71,500` both as thousands, or both with a decimal comma)."""
+    a, b = start.quantity.readings, end.quantity.readings
+    pairs = zip(a, b, strict=True) if len(a) == len(b) else ((x, y) for x in a for y in b)
+    return any((y.value > x.value) if rise else (y.value < x.value) for x, y in pairs)
