@@ -97,35 +97,50 @@ def _value(bound: Bound) -> Decimal:
     )
 
 
+def _alike(other: Bound, stated: Bound) -> bool:
+    """Numbers of the same unit: its dimension, written with a scale word or a unit or neither
+    (`1.1 billion` is not a count of points), and not the divisor of a rate (`per 100,000`)."""
+    q, s = other.quantity, stated.quantity
+    divisor = re.search(rf"\bper\s+{re.escape(other.text)}", other.clause, re.IGNORECASE)
+    return q.dimension == s.dimension and q.plain == s.plain and not divisor
+
+
 def _swap(judged: Judged, evidence: FactEvidence, digits: str) -> str | None:
     """The number's neighbour in the source that states it: the next number of its unit in the
-    same statement or quote (else the one before), another value, written in the report's unit and
-    precision. None for a number no fact states (a derived one)."""
+    same statement or quote (else the one before), another value, written as the report writes the
+    number (its scale: `64,000` for a source's `64` thousand; its precision). None for a number no
+    fact states (a derived one)."""
     stated = judged.source
     claim = judged.bound.quantity
-    if stated is None or not claim.bare or claim.bare[0].value == 0:
+    if stated is None or _value(stated) == 0:
         return None
     text = next((t for t in evidence.of_fact_id(stated.origin).texts if stated in t), ())
-    same = [b for b in text if b.quantity.claim and b.quantity.dimension == stated.quantity.dimension]
+    same = [b for b in text if b.quantity.claim and _alike(b, stated)]
     at = same.index(stated) if stated in same else -1
-    unit = _value(judged.bound) / _bare(judged.bound)
+    scale = Decimal(_plain(digits)) / _value(stated)  # report digits per unit of the source's value
     for other in (*same[at + 1 :], *reversed(same[:at])):
         if same_value(claim, other.quantity, lends=True):
             continue
-        written = _write(_value(other) / unit, digits)
+        written = _write(_value(other) * scale, digits)
         if _plain(written) not in (0, _plain(digits)):
             return written
     return None
 
 
-def _bare(bound: Bound) -> Decimal:
-    bare = bound.quantity.bare
-    return max(r.value for r in bare) if "," in bound.text and "." not in bound.text else bare[0].value
+_MONTH = re.compile(
+    r"\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b|(?<=\d)-(?:hour|year|day)", re.IGNORECASE
+)
 
 
-def _locate(line: str, text: str, occurrence: int) -> int | None:
-    """Where the `occurrence`-th standalone `text` is in the line."""
-    found = [m.start() for m in re.finditer(rf"(?<![\d.,]){re.escape(text)}(?!\d)", line)]
+def _locate(line: str, text: str, occurrence: int, others: set[str]) -> int | None:
+    """Where the `occurrence`-th standalone `text` is in the line, counting neither the start of
+    another number judged on the line (`2.9` of `2.9 GW`) nor a day of a date (`14 November`)."""
+    found = [
+        m.start()
+        for m in re.finditer(rf"(?<![\d.,]){re.escape(text)}(?!\d)", line)
+        if not any(o != text and o.startswith(text) and line.startswith(o, m.start()) for o in others)
+        and not _MONTH.match(line, m.end())
+    ]
     return found[occurrence] if occurrence < len(found) else None
 
 
@@ -149,12 +164,16 @@ def mutate(root: Path) -> Outcome:
     evidence = FactEvidence(doc)
     lines = body.splitlines()
     seen: Counter[tuple[int, str]] = Counter()
-    for judged in judge_numbers(body_blocks(body), doc, evidence):
+    everything = list(judge_numbers(body_blocks(body), doc, evidence))
+    on_line: dict[int, set[str]] = {}
+    for judged in everything:
+        on_line.setdefault(judged.line, set()).add(judged.bound.text)
+    for judged in everything:
         if not judged.cited:
             continue
         outcome.numbers += 1
         text = judged.bound.text
-        at = _locate(lines[judged.line - 1], text, seen[(judged.line, text)])
+        at = _locate(lines[judged.line - 1], text, seen[(judged.line, text)], on_line[judged.line])
         seen[(judged.line, text)] += 1
         digits = _DIGITS.search(text)
         if not judged.grounded or at is None or digits is None:

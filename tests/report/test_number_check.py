@@ -26,12 +26,18 @@ FACTS = [
     ("Fact-008", "The industry counts 4.9 GW installed at end-2025.", "S03"),
     ("Fact-009", "Round 1 (September 2023) awarded 0.7 GW; round 2 (May 2024) awarded 0.9 GW.", "S04"),
     ("Fact-010", "The strategy describes the connection queue.", "S05"),
+    # a charging registry (S06): columns of one table, a list with a bracket per item
+    ("Fact-011", "DC points (50-149 kW): 1,900 in 2021, 3,800 in 2023 and 4,900 in 2024.", "S06"),
+    ("Fact-012", "High-power points (150 kW and more): 600 in 2021, 2,100 in 2023 and 3,300 in 2024.", "S06"),
+    ("Fact-013", "Points at the end of 2025 by region: Capital 17,900 (290 per 100,000 residents), "
+                 "North 6,100 (105).", "S06"),
+    ("Fact-014", "NCPA members installed 2,900 new high-power connectors in 2025.", "S06"),
 ]  # fmt: skip
 
 
 def _doc() -> TaskDoc:
     facts = [Fact(fid, text, [src], verified=Verified.YES) for fid, text, src in FACTS]
-    sources = [Source(f"S0{i}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 6)]
+    sources = [Source(f"S0{i}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 7)]
     return TaskDoc(FrontMatter(id="r", question="q"), facts=facts, sources=sources)
 
 
@@ -82,6 +88,22 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "The fleet grew from 3.4 GW at end-2024 to 4.8 GW at end-2025 [S01]. That is a growth of 41% [S01].", []),
     ("a round's year", "Round 2 awarded 0.9 GW in May 2024 [S04].", []),
     ("another round's figure", "Round 1 awarded 0.9 GW in September 2023 [S04].", ["0.9 GW"]),
+    ("right columns",
+     "| Year | DC | HPC |\n| --- | --- | --- |\n| 2024 | 4,900 [S06] | 3,300 [S06] |\n", []),
+    ("wrong column: the figures of two columns swapped",
+     "| Year | DC | HPC |\n| --- | --- | --- |\n| 2024 | 3,300 [S06] | 4,900 [S06] |\n", ["3,300", "4,900"]),
+    ("wrong column: a rate per resident as a count",
+     "| Region | Points | Points per 100,000 residents |\n| --- | --- | --- |\n| North | 105 [S06] | 6,100 [S06] |\n",
+     ["105", "6,100"]),
+    ("right column of a list's later item",
+     "| Region | Points | Points per 100,000 residents |\n| --- | --- | --- |\n| North | 6,100 [S06] | 105 [S06] |\n",
+     []),
+    ("a year is not a count", "NCPA members installed 2,030 new high-power connectors in 2025 [S06].", ["2,030"]),
+    ("a rise that ends lower", "High-power points rose from 3,300 to 2,100 [S06].", ["3,300", "2,100"]),
+    ("a derivation whose written inputs do not give it",
+     "DC points grew by 1,200 in 2024 (derived: 4,900 less 3,800) [S06].", ["1,200", "4,900", "3,800"]),
+    ("a derivation whose written inputs give it",
+     "DC points grew by 1,100 in 2024 (derived: 4,900 less 3,800) [S06].", []),
 ]  # fmt: skip
 
 
@@ -92,7 +114,9 @@ def test_grounding_table(name: str, report: str, ungrounded: list[str]) -> None:
 
 def test_the_table_covers_what_the_rule_must_catch() -> None:
     names = " | ".join(row[0] for row in TABLE)
-    for needed in ("wrong year", "wrong row", "wrong category", "signals", "does not signal", "row cites"):
+    for needed in (
+        "wrong year", "wrong row", "wrong category", "wrong column", "signals", "does not signal", "row cites",
+    ):  # fmt: skip
         assert needed in names
 
 
