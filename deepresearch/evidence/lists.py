@@ -1,8 +1,9 @@
 """Lists of numbers that write their unit once: `0.9, 1.2 and 2.1 GW`, `0.9/1.2/2.1 GW`, `EUR 90k,
 109k and 113k`.
 
-In a list (numbers separated only by `,` `;` `/` `and`), the bare numbers take the unit of the last
-number when it has one, or else of the first. A bare number followed by a noun of its own (`11.5
+In a list (numbers separated only by `,` `;` `/` `and`; a unit written after two or more numbers
+ends it: `0.9 and 4.8 GW and 1.6 and 11.5 GWh` are two lists), the bare numbers take the unit of the
+last number when it has one, or else of the first. A bare number followed by a noun of its own (`11.5
 GWh, 87 installations`) is a count, and keeps no unit.
 """
 
@@ -42,7 +43,9 @@ def _runs(text: str, found: list[Quantity]) -> list[list[int]]:
     for i, q in enumerate(found):
         if not q.claim:
             continue
-        if runs and _SEPARATOR.fullmatch(text, found[runs[-1][-1]].end, q.start):
+        last = found[runs[-1][-1]] if runs else None
+        closed = last is not None and len(runs[-1]) > 1 and _gives_unit(last)  # `0.9 and 4.8 GW and 1.6 GWh`
+        if last is not None and not closed and _SEPARATOR.fullmatch(text, last.end, q.start):
             runs[-1].append(i)
         else:
             runs.append([i])
