@@ -88,8 +88,8 @@ def _elsewhere(
     """When none of the claim's words is about `stated`: another number of another fact (its unit,
     its years, another value) that at least two of the claim's words are about, when the claim's
     sentence names what `stated` is about (or `stated` is about nothing); or all the claim's
-    distinctive words, for the claim's year, when `stated` is about words its sentence does not use
-    at all (the 1.6 GW of a region at end-2025 is not the 2.3 GW under construction then)."""
+    distinctive words, when `stated` is about words its sentence does not use at all (the 1.6 GW of
+    a region is not the 2.3 GW under construction)."""
     if not claim.terms or stated.terms & claim.terms:
         return None
     apart = bool(stated.terms) and not stated.terms & claim.around
@@ -100,8 +100,7 @@ def _elsewhere(
             if other.origin == stated.origin or not q.claim or q.dimension != stated.quantity.dimension:
                 continue
             shared = other.terms & claim.terms
-            dated = bool(claim.years & other.years)
-            if not ((not apart and len(shared) >= 2) or (apart and dated and own and own <= shared)):
+            if not ((not apart and len(shared) >= 2) or (apart and own and own <= shared)):
                 continue
             if {r.value for r in q.readings} & claim.beside:
                 continue  # (the words may be about the other number of its clause: `1-10 MW`)

@@ -145,21 +145,28 @@ def _later(a: Operand, b: Operand, year: int | None) -> bool:
     return ya == yb or (ya > yb and year in (None, ya, yb))
 
 
+def _difference(index: _Index, b: Operand, target: Target) -> str:
+    """|a − b| within the target's tolerance for some a of the index (a change from two levels or two
+    changes; between two years, one of them the claim's), described; else ""."""
+    lo, hi, year = target.low, target.high, target.year
+    for a in (*index.within(b.value + lo, b.value + hi), *index.within(b.value - hi, b.value - lo)):
+        if a.change != b.change and target.change:
+            continue  # a change is the difference of two levels or of two changes
+        if abs(a.value) <= target.tolerance:
+            continue
+        if a is not b and a.value != b.value and (_later(a, b, year) or _later(b, a, year)):
+            big, small = (a, b) if a.value > b.value else (b, a)
+            return f"difference {_show(big)} − {_show(small)}"
+    return ""
+
+
 def _pair(op: str, index: _Index, b: Operand, target: Target, direction: int) -> str:
     """`op`(a, b) within the target's tolerance for some a of the index, described; else ""."""
     lo, hi, year = target.low, target.high, target.year
     if op in (DIFFERENCE, SUM) and abs(b.value) <= target.tolerance:
         return ""  # adding or taking away less than the rounding derives nothing
     if op == DIFFERENCE:
-        for a in (*index.within(b.value + lo, b.value + hi), *index.within(b.value - hi, b.value - lo)):
-            if a.change != b.change and target.change:
-                continue  # a change is the difference of two levels or of two changes
-            if abs(a.value) <= target.tolerance:
-                continue
-            if a is not b and a.value != b.value and (_later(a, b, year) or _later(b, a, year)):
-                big, small = (a, b) if a.value > b.value else (b, a)
-                return f"difference {_show(big)} − {_show(small)}"
-        return ""
+        return _difference(index, b, target)
     if op == SUM:
         sums = index.within(lo - b.value, hi - b.value)
         added = next(

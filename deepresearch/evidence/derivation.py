@@ -126,17 +126,23 @@ def _families(
     yield cited, [o for o in mine if unit(o)]
     if strict and DERIVED not in claim.signals:
         return
-    groups: dict[str, list[Operand]] = {}
-    for o in evidence:
-        if fits(o):
-            groups.setdefault(o.group, []).append(o)
-    for members in groups.values():
-        anchors = [o for o in members if _compatible(claim, o) and about(o)]
-        if len(members) > 1 and anchors:
-            yield members, anchors
+    yield from _fact_pairs(claim, [o for o in evidence if fits(o)], about)
     if DERIVED in claim.signals:
         paragraph = [o for o in paragraph if about(o)]
         yield mine + paragraph, paragraph
         yield paragraph, mine
         yield [o for o in evidence if unit(o) and about(o)], [o for o in paragraph if _compatible(claim, o)]
         yield paragraph, cited
+
+
+def _fact_pairs(
+    claim: Bound, evidence: Sequence[Operand], about: Callable[[Operand], bool]
+) -> Iterator[Family]:
+    """Two numbers of one fact's statement or quote, one of them for the claim's year and about it."""
+    groups: dict[str, list[Operand]] = {}
+    for o in evidence:
+        groups.setdefault(o.group, []).append(o)
+    for members in groups.values():
+        anchors = [o for o in members if _compatible(claim, o) and about(o)]
+        if len(members) > 1 and anchors:
+            yield members, anchors
