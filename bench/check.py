@@ -4,7 +4,7 @@
 stating numbers: most found in a cited fact, some derived, some invented) over 2,000 facts, and 1,000
 archived sources of ~250 words each, one in twenty a syndicated copy of the one before. Timed:
 
-- report: `number_violations` over the whole report (every number against its paragraph's facts);
+- report: `number_violations` over the whole report (every number against the facts its sentence cites);
 - facts: `missing_numbers` of every fact's statement against its quote;
 - copies: sketching every source's text, indexing it, and looking up its near-duplicates.
 
@@ -94,8 +94,10 @@ def build(scale: float) -> tuple[m.TaskDoc, str, list[str]]:
         kind = n % 10
         if kind < 7:  # found in the cited fact, in another unit
             claim = f"Output reached {new / 1000:g} GW in 2024 [{sid}]."
-        elif kind < 9:  # derived: a growth rate
-            claim = f"Output grew {100 * (new - old) / old:.0f}% in one year [{sid}]."
+        elif kind < 9:  # derived: a growth rate, with its inputs (as the synthesizer is told to write it)
+            claim = (
+                f"Output grew {100 * (new - old) / old:.0f}% in one year, from {old} MW to {new} MW [{sid}]."
+            )
         else:  # invented
             claim = f"Output will reach {new * 3} MW by 2030 [{sid}]."
         lines.append(claim)

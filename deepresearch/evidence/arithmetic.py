@@ -12,6 +12,7 @@ by bisection over the values of the first set.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -19,6 +20,7 @@ from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.signals import ANNUAL, DIFFERENCE, GROWTH, RATIO, SHARE, SUM
 
 PARAGRAPH = -2  # an operand of another sentence of the paragraph
+_THOUSANDS = re.compile(r"\d,\d{3}(?!\d)")
 
 
 @dataclass(frozen=True)
@@ -39,10 +41,14 @@ class Operand:
 
 
 def operands(bound: Bound, where: str, group: str, column: int = -1, row: int = -1) -> list[Operand]:
-    """The values of a number that derivations may use (claims only, not years or number words)."""
+    """The values of a number that derivations may use (claims only, not years or number words); a
+    comma before three digits is a thousands separator here (the match keeps both readings)."""
     q = bound.quantity
     if not q.claim:
         return []
+    readings = q.readings
+    if _THOUSANDS.search(q.text) and len(readings) == 2:
+        readings = (max(readings, key=lambda r: abs(r.value)),)  # `11,400` is not 11.4 in arithmetic
     return [
         Operand(
             float(r.value),
@@ -57,7 +63,7 @@ def operands(bound: Bound, where: str, group: str, column: int = -1, row: int = 
             bound.change,
             bound.strength,
         )
-        for r in q.readings
+        for r in readings
     ]
 
 

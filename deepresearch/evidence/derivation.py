@@ -14,10 +14,11 @@ operations its words signal are tried (evidence/signals.py), and only from these
 
 A cited fact's number takes part only when it is for the year the number is about (when both name
 years), and, in a report, when its distinctive words (few cited texts use them) are some of those
-of the number or of its sentence's numbers, or it is for the number's own year. Bare numbers (counts) combine only within one sentence, row or fact. The result is recomputed
-and accepted within the number's rounding: half its last written digit (a whole number's trailing
-zeros count: 30% is not 31.4%), at most 5% (evidence/arithmetic.py: the operations, searched by
-bisection, so a number costs O(n log n) in the evidence size).
+of the number or of its sentence's numbers, or it is for the number's own year. Bare numbers
+(counts) combine only within one sentence, row or fact. The result is recomputed and accepted
+within the number's rounding: half its last written digit (a whole number's trailing zeros count:
+30% is not 31.4%), at most 5% but for a per cent (3% is 2.55%) (evidence/arithmetic.py: the
+operations, searched by bisection, so a number costs O(n log n) in the evidence size).
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ def derive(
     year = min(claim.years) if len(claim.years) == 1 and claim.strength else None
     for reading, dimension in _targets(claim):
         value = float(reading.value)
-        tolerance = min(float(reading.exact) / 2, TOLERANCE * abs(value)) + _EPSILON * abs(value)
+        half = float(reading.exact) / 2  # a per cent rounds to its last digit (3% is 2.55%)
+        tolerance = (half if dimension == "*" else min(half, TOLERANCE * abs(value))) + _EPSILON * abs(value)
         target = Target(value, tolerance, dimension == "*", claim.direction, year, claim.change)
         families = _families(claim, dimension, local, evidence, strict, distinctive)
         for number, family in enumerate(families):

@@ -15,6 +15,7 @@ evidence does not ground it and the fact elsewhere that does state it, if any.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, replace
@@ -23,7 +24,7 @@ from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.cited import Evidence
 from deepresearch.evidence.consistency import contradictions
 from deepresearch.evidence.judge import Judgement, judge_together, missing_numbers
-from deepresearch.evidence.quantities import Quantity
+from deepresearch.evidence.quantities import Quantity, quantities
 from deepresearch.report.blocks import Block
 from deepresearch.report.number_scope import Scope, scopes
 from deepresearch.report.violation import Violation
@@ -64,6 +65,7 @@ class FactEvidence:
                 self.by_source[source_id].append(fact)
         self._facts: dict[str, Evidence] = {}
         self._cited: dict[frozenset[str], Evidence] = {}
+        self._values: tuple[list[float], list[int]] | None = None  # every fact number's value, sorted
 
     def of_fact(self, fact: Fact) -> Evidence:
         """The fact's statement and quote as evidence (a partial fact: only what its quote backs)."""
@@ -93,8 +95,27 @@ class FactEvidence:
         return self._cited[sources]
 
     def stating(self, bound: Bound) -> Fact | None:
-        """A fact anywhere in task.md that states the number for the same thing (for the hint)."""
-        for fact in self.doc.facts:
+        """A fact anywhere in task.md that states the number for the same thing (for the hint):
+        only the facts with a number of its value, to its written precision, are asked."""
+        if self._values is None:
+            pairs = sorted(
+                (abs(float(r.value)), index)
+                for index, fact in enumerate(self.doc.facts)
+                for q in (
+                    *quantities(fact.statement, claims_only=False),
+                    *quantities(fact.quote, claims_only=False),
+                )
+                for r in (*q.readings, *q.bare)
+            )
+            self._values = ([v for v, _ in pairs], [i for _, i in pairs])
+        values, owners = self._values
+        near: set[int] = set()
+        for r in (*bound.quantity.readings, *bound.quantity.bare):
+            v = abs(float(r.value))
+            width = min(float(r.exact) / 2, 0.05 * v) + 1e-9 * v
+            near.update(owners[bisect_left(values, v - width) : bisect_right(values, v + width)])
+        for index in sorted(near):
+            fact = self.doc.facts[index]
             if self.of_fact(fact).stating(bound)[0] is not None:
                 return fact
         return None
