@@ -2,8 +2,10 @@
 
 `AgentRunner.call` is how the pipeline talks to any agent CLI. It writes the rendered prompt to
 `logs/prompts/`, runs the CLI through the one `ProcessRunner`, parses the output with the backend,
-records usage in the run's `Budget` (which refuses a call past `max_agent_calls`), emits start/finish events, retries retryable failures with exponential backoff, and
-raises `AgentError` / `NoAgentError` for failures that retrying cannot fix.
+records usage in the run's `Budget` (every attempt is reserved there before it starts, under the
+stage the call belongs to: a call past the ceiling never starts), emits start/finish events, retries
+retryable failures with exponential backoff (a retry the budget refuses is not made), and raises
+`AgentError` / `NoAgentError` for failures that retrying cannot fix.
 
 Every call is confined (docs: README "Security model"): its environment has no tool secrets
 (core.agent_env) and points the tool scripts at the run's tool service; researchers get the two
@@ -28,14 +30,15 @@ from deepresearch.agents.registry import get_backend, resolve_executable
 from deepresearch.core import sandbox
 from deepresearch.core.agent_env import agent_environment
 from deepresearch.core.attribution import CALL_ENV, TASK_ENV
-from deepresearch.core.budget import Budget
+from deepresearch.core.budget import Budget, CallTicket
 from deepresearch.core.commands import SERVICE_ENV, WORKDIR_ENV, client_roots, write_tool_commands
 from deepresearch.core.config import Config
-from deepresearch.core.errors import AgentError, NoAgentError
+from deepresearch.core.errors import AgentError, BudgetExhaustedError, NoAgentError
 from deepresearch.core.events import AgentFinished, AgentRetry, AgentStarted, EventSink, Notice
 from deepresearch.core.process import ProcessRunner
 from deepresearch.core.proctable import ProcessTable
 from deepresearch.core.roles import Role, tools_for
+from deepresearch.core.spendplan import Stage
 from deepresearch.core.workspace import Workspace
 
 FINAL_FAILURES = {FailureKind.NOT_INSTALLED, FailureKind.NOT_LOGGED_IN, FailureKind.BAD_ARGUMENTS}
@@ -78,6 +81,8 @@ class AgentCall:
     prompt_text: str
     output_file: Path
     prompt_name: str = ""  # file name under logs/prompts/ (default: the label)
+    stage: Stage = Stage.RESEARCH  # what the budget counts it as (what it must leave for later)
+    ticket: CallTicket | None = None  # a reservation made by the caller for the first attempt
 
 
 class AgentRunner:
@@ -164,23 +169,34 @@ class AgentRunner:
         )
         attempts = self.config.retries + 1
         result = AgentResult.failed(FailureKind.CRASHED, "not run")
-        for attempt in range(1, attempts + 1):
-            self.budget.check_call()
-            if attempt > 1:  # asking the service's address again restarts it if it died meanwhile
-                request = replace(request, environ=self._child_env(call))
-            result = self._attempt(backend, request, call, attempt, role_config.timeout)
-            if result.ok:
-                return result
-            assert result.failure is not None
-            if result.failure in FINAL_FAILURES:
-                raise _final_error(backend, result)
-            if result.failure is FailureKind.INTERRUPTED or not result.failure.retryable:
-                return result
-            if attempt < attempts:
-                delay = min(self.config.backoff_max, self.config.backoff_base * 2 ** (attempt - 1))
-                self.sink(AgentRetry(call.role, call.label, attempt, delay, result.message))
-                self.sleep(delay)
-        return result
+        ticket = call.ticket
+        try:
+            for attempt in range(1, attempts + 1):
+                if ticket is None or not ticket.open:
+                    try:
+                        ticket = self.budget.reserve_call(call.stage)
+                    except BudgetExhaustedError as exc:
+                        if attempt == 1:
+                            raise
+                        result.message = f"{result.message} (not retried: {exc.message})"
+                        return result
+                if attempt > 1:  # asking the service's address again restarts it if it died meanwhile
+                    request = replace(request, environ=self._child_env(call))
+                result = self._attempt(backend, request, call, attempt, role_config.timeout, ticket)
+                if result.ok:
+                    return result
+                assert result.failure is not None
+                if result.failure in FINAL_FAILURES:
+                    raise _final_error(backend, result)
+                if result.failure is FailureKind.INTERRUPTED or not result.failure.retryable:
+                    return result
+                if attempt < attempts:
+                    delay = min(self.config.backoff_max, self.config.backoff_base * 2 ** (attempt - 1))
+                    self.sink(AgentRetry(call.role, call.label, attempt, delay, result.message))
+                    self.sleep(delay)
+            return result
+        finally:
+            self.budget.release(ticket)  # a reservation whose call never started
 
     def _attempt(
         self,
@@ -189,6 +205,7 @@ class AgentRunner:
         call: AgentCall,
         attempt: int,
         timeout: float | None,
+        ticket: CallTicket,
     ) -> AgentResult:
         env = backend.build_env(request, request.environ)
         argv = self._confine(backend, request, env, backend.build_argv(request))
@@ -219,7 +236,7 @@ class AgentRunner:
             )
         with self._lock:
             self.usage.add(call.role, result)
-        self._record_usage(call, backend.name, attempt, result, outcome.duration)
+        self._record_usage(call, backend.name, attempt, result, outcome.duration, ticket)
         self.sink(
             AgentFinished(
                 role=call.role,
@@ -279,12 +296,20 @@ class AgentRunner:
         return path
 
     def _record_usage(
-        self, call: AgentCall, agent: str, attempt: int, result: AgentResult, duration: float
+        self,
+        call: AgentCall,
+        agent: str,
+        attempt: int,
+        result: AgentResult,
+        duration: float,
+        ticket: CallTicket,
     ) -> None:
         entry = {
             "ts": time.time(),
             "role": call.role,
             "label": call.label,
+            "name": call.prompt_name or call.label,
+            "stage": str(call.stage),
             "agent": agent,
             "attempt": attempt,
             "ok": result.ok,
@@ -293,7 +318,7 @@ class AgentRunner:
             "output_tokens": result.output_tokens,
             "cost_usd": result.cost_usd,
         }
-        self.budget.record_call(entry)
+        self.budget.record_call(entry, ticket)
 
     def stop_all(self) -> None:
         """Kill every running agent (Ctrl-C / SIGTERM)."""

@@ -21,7 +21,8 @@ from deepresearch.core.errors import NoAgentError, UsageError
 from deepresearch.core.eventlog import EventLog
 from deepresearch.core.events import FanOut
 from deepresearch.core.workspace import Workspace
-from deepresearch.pipeline.orchestrator import Orchestrator, RunSummary, new_document, role_agents
+from deepresearch.pipeline.orchestrator import Orchestrator, new_document, role_agents
+from deepresearch.pipeline.summary import RunSummary
 from deepresearch.report.html import render_pdf
 from deepresearch.state.model import RunStatus, TaskDoc
 from deepresearch.state.store import StateStore

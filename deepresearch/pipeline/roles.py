@@ -20,6 +20,7 @@ from deepresearch.contracts.report import parse_analysis, parse_report
 from deepresearch.contracts.supervise import parse_briefs
 from deepresearch.contracts.verify import parse_verdicts
 from deepresearch.core.roles import Role
+from deepresearch.core.spendplan import Stage
 from deepresearch.evidence.support import Verdict
 from deepresearch.figures import FigurePlan, RenderedFigure, parse_charts, plan_figures
 from deepresearch.pipeline.checks import CheckResult, check_analysis
@@ -58,6 +59,8 @@ class RoleSpec(Generic[T]):
     parser: Callable[[RunContext, StepScope], Parser[T]]
     check: Callable[[RunContext, StepScope], Check[T]] | None = None
     repairs: Repairs = Repairs()
+    stage: Stage = Stage.RESEARCH  # what the budget counts its calls as (core/spendplan.py)
+    repair_stage: Stage | None = None  # its repairs' stage, when not its own
 
     def label_for(self, scope: StepScope) -> str:
         """The log and output-file label of a call (the task ID for executors)."""
@@ -104,9 +107,9 @@ EXECUTOR: RoleSpec[ExecutorOutput] = RoleSpec(
 REFLECTOR: RoleSpec[Assessment] = RoleSpec(Role.REFLECTOR, "reflector", "reflector", _reflector_parser)
 ANALYST: RoleSpec[str] = RoleSpec(
     Role.ANALYST, "analyst", "analyst", lambda c, s: parse_analysis,
-    check=lambda c, s: lambda text: check_analysis(text, c.doc, c.workspace.root),
+    check=lambda c, s: lambda text: check_analysis(text, c.doc, c.workspace.root), stage=Stage.ANALYSIS,
 )  # fmt: skip
-CHARTS: RoleSpec[FigurePlan] = RoleSpec(Role.CHARTS, "charts", "charts", _charts_parser)
+CHARTS: RoleSpec[FigurePlan] = RoleSpec(Role.CHARTS, "charts", "charts", _charts_parser, stage=Stage.FIGURES)
 
 
 def _synthesizer_check(ctx: RunContext, scope: StepScope) -> Check[str]:
@@ -118,8 +121,9 @@ def _synthesizer_check(ctx: RunContext, scope: StepScope) -> Check[str]:
 
 
 SYNTHESIZER: RoleSpec[str] = RoleSpec(
-    Role.SYNTHESIZER, "synthesizer", "synthesizer", lambda c, s: parse_report, check=_synthesizer_check
-)
+    Role.SYNTHESIZER, "synthesizer", "synthesizer", lambda c, s: parse_report, check=_synthesizer_check,
+    stage=Stage.SYNTHESIS, repair_stage=Stage.REPAIR,
+)  # fmt: skip
 
 
 def _verdicts_parser(ctx: RunContext, scope: StepScope) -> Parser[dict[str, Verdict]]:
@@ -129,7 +133,7 @@ def _verdicts_parser(ctx: RunContext, scope: StepScope) -> Parser[dict[str, Verd
 # The verifier judges new facts each round (label verifier) and the report's cited sentences.
 VERIFIER: RoleSpec[dict[str, Verdict]] = RoleSpec(Role.VERIFIER, "verifier", "verifier", _verdicts_parser)
 VERIFIER_REPORT: RoleSpec[dict[str, Verdict]] = RoleSpec(
-    Role.VERIFIER, "verifier", "verifier-report", _verdicts_parser
+    Role.VERIFIER, "verifier", "verifier-report", _verdicts_parser, stage=Stage.SUPPORT
 )
 
 # Every role's main call, by role (the planner's clarifying questions are its second kind of call).
