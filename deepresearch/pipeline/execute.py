@@ -30,6 +30,7 @@ from deepresearch.core.events import (
 )  # fmt: skip
 from deepresearch.core.spendplan import Stage
 from deepresearch.pipeline.batches import CallInfo, absorb, harvest, recover
+from deepresearch.pipeline.conflicts import conflict_of, deciding_authority
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.evidence import collect
 from deepresearch.pipeline.novelty import RULES
@@ -89,10 +90,20 @@ def executor_prompt(
         k_expand=sat.k_expand,
         missing=todo,
         novelty_rules=RULES,
+        conflict=_conflict_line(ctx, task),
         search_command=ctx.tool_command("search"),
         archive_command=ctx.tool_command("archive"),
         provided=[s for s in doc.sources if s.type == "provided"],
     )
+
+
+def _conflict_line(ctx: RunContext, task: Task) -> str:
+    """For a C-task: which conflict it settles and what settles it ("" for other tasks)."""
+    conflict = conflict_of(ctx.doc, task)
+    if conflict is None:
+        return ""
+    needed = deciding_authority(ctx.doc, conflict)
+    return f"{conflict.id} ({', '.join(conflict.facts)} disagree on {conflict.topic or 'a point'}): authority ≥ {needed:.2f}"
 
 
 def run_executor(ctx: RunContext, info: CallInfo, prompt: str, ticket: CallTicket | None = None) -> Outcome:

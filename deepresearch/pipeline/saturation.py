@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from deepresearch.core.config import Config
 from deepresearch.core.effort import Saturation
+from deepresearch.pipeline.conflicts import conflict_of, deciding_authority, settling_fact
 from deepresearch.pipeline.novelty import covered_dimensions, tier1_sources
 from deepresearch.pipeline.taskledger import TaskProgress
 from deepresearch.state.model import Task, TaskDoc
@@ -44,7 +45,13 @@ def next_k(progress: TaskProgress, sat: Saturation) -> int:
 
 
 def missing(progress: TaskProgress, doc: TaskDoc, task: Task, sat: Saturation) -> list[str]:
-    """What keeps the task from being saturated, one sentence each (empty: saturated)."""
+    """What keeps the task from being saturated (a C-task: settled), one sentence each (empty: it is)."""
+    conflict = conflict_of(doc, task)
+    if conflict is not None:
+        if settling_fact(doc, task, conflict) is not None:
+            return []
+        needed = deciding_authority(doc, conflict)
+        return [f"no verified fact from a source of authority ≥ {needed:.2f} decides {conflict.id} yet"]
     out = []
     if progress.batches < sat.min_batches:
         out.append(f"only {progress.batches} of the at least {sat.min_batches} batches were run")
@@ -71,6 +78,17 @@ def decide(
     progress: TaskProgress, doc: TaskDoc, task: Task, sat: Saturation, config: Config, untrusted: list[str]
 ) -> Verdict:
     """After a call: does the task need another one? `untrusted` lists the batch-log problems."""
+    conflict = conflict_of(doc, task)
+    if conflict is not None:
+        settled = settling_fact(doc, task, conflict)
+        if settled is not None:
+            fact, source = settled
+            return Verdict(
+                False,
+                f"{conflict.id} settled by {fact.id} [{source.id}] (authority {source.authority or 0:.2f}) "
+                f"after {_count(progress.batches, 'batch')} in {_count(progress.calls, 'call')}",
+            )
+        return _more(progress, config, sat, missing(progress, doc, task, sat))
     if progress.batches >= sat.max_batches:
         return Verdict(False, f"max_batches ({sat.max_batches}) reached")
     gaps = [*untrusted, *missing(progress, doc, task, sat)]
@@ -80,6 +98,15 @@ def decide(
             f"saturated after {progress.batches} batches in {progress.calls} call"
             f"{'s' * (progress.calls != 1)} ({progress.streak} in a row brought nothing new; dimensions "
             f"covered; {_count(tier1_sources(doc, task.id), 'tier-1 source')})",
+        )
+    return _more(progress, config, sat, gaps)
+
+
+def _more(progress: TaskProgress, config: Config, sat: Saturation, gaps: list[str]) -> Verdict:
+    """Another call for `gaps`, unless the task's calls or batches are used up."""
+    if progress.batches >= sat.max_batches:
+        return Verdict(
+            False, f"max_batches ({sat.max_batches}) reached; still missing: {'; '.join(gaps)}", gaps
         )
     if config.batch_calls == IN_CALL and progress.calls >= config.max_calls_per_task:
         return Verdict(

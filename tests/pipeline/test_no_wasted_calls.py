@@ -1,0 +1,70 @@
+"""No agent call spent on a rule's mistake, in scenarios run through the real command and fake agent:
+
+- a task citing sources another task archived is trusted and ends in one call;
+- a conflict-resolution task answered in one batch ends after that batch, in one call;
+- an executor that runs the self-check tool fixes its output inside its call: no repair call.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from deepresearch.core.workspace import Workspace
+from deepresearch.sources.registry import SourceRegistry
+from tests.helpers import PageServer
+from tests.pipeline.test_adaptive import run
+from tests.pipeline.test_batches import ONE_ROUND, executor_calls, of, plan
+
+ONE_CALL_RULES = {"min_batches": 1, "saturation_threshold": 1, "min_tier1_sources": 1, "max_batches": 10}
+
+
+def test_a_task_citing_sources_another_task_archived_is_trusted_and_needs_one_call(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
+    tasks = plan({"E1": ["D1"], "E2": ["D1"]})
+    tasks["tasks"][1]["depends"] = ["E1"]
+    scenario = {
+        "page_base": pages.base_url,
+        "planner": tasks,
+        # E2 also read E1's archived page (S01) and lists it in its batch log without archiving it.
+        "executor": {"E2": {"lists_archived": ["S01"]}},
+    }
+    code, out, doc, events = run(tmp_path, clean_env, scenario, concurrency=1, **ONE_CALL_RULES, **ONE_ROUND)
+    assert code == 0, out
+    assert [s.id for s in doc.sources][:1] == ["S01"] and doc.sources[0].url.endswith("/E1.html")
+    measured = of(events, "batch_measured", "E2")
+    assert measured and all(e["trusted"] for e in measured), measured
+    assert executor_calls(events, "E2") == 1
+    (decided,) = of(events, "task_decided", "E2")
+    assert decided["reason"].startswith("saturated after 2 batches in 1 call")
+    uses = SourceRegistry(Workspace(tmp_path / "ws")).uses("E2")
+    assert {(u.source_id, u.batch) for u in uses if u.source_id == "S01"} == {("S01", 1), ("S01", 2)}
+
+
+def test_a_conflict_task_answered_in_one_batch_ends_after_one_call(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
+    conflict = {"facts": ["Fact-001", "Fact-002"], "topic": "index level", "severity": "high"}
+    scenario = {
+        "page_base": pages.base_url,
+        "executor": {"E2": {"source_type": "blog"}},
+        "reflector": {
+            "rounds": {1: {"score": 5, "knowledge_gaps": ["which level is right"], "conflicts": [conflict]}}
+        },
+    }
+    # The standard effort's Top-K rules (2-10 batches, 2 empty in a row, 3 tier-1 sources) would
+    # need more batches and calls; the C-task ends on the verified fact that decides its conflict.
+    settings = {"analysis": "never", "max_figures": 0, "max_batches": None}
+    code, out, doc, events = run(tmp_path, clean_env, scenario, concurrency=1, breadth=1, **settings)
+    assert code == 0, out
+    assert executor_calls(events, "C1") == 1
+    assert [e["batch"] for e in of(events, "batch_measured", "C1")] == [1]
+    (decided,) = of(events, "task_decided", "C1")
+    assert not decided["more"]
+    assert (
+        decided["reason"].startswith("CONF-1 settled by Fact-")
+        and "after 1 batch in 1 call" in decided["reason"]
+    )
+    prompt = (tmp_path / "ws" / "logs" / "prompts" / "C1.md").read_text(encoding="utf-8")
+    assert "This task settles conflict CONF-1 (Fact-001, Fact-002 disagree on index level)" in prompt
+    assert any(f.task == "C1" for f in doc.facts)
