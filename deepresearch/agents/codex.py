@@ -34,7 +34,6 @@ from deepresearch.agents.base import (
     FailureKind,
     PermissionProfile,
     ProcessOutcome,
-    ToolProfile,
     env_home,
 )
 from deepresearch.agents.parsing import (
@@ -64,7 +63,8 @@ PERMISSIONS = PermissionProfile(
     researcher="permission profile: read the system's minimal folders, the workspace and the tool "
     "scripts' interpreter; write only logs/; no host reachable (network proxy, no domain allowed), Unix "
     "sockets allowed (the tool service); web search off",
-    writer="the same filesystem rules without the tool scripts' folders; no network",
+    writer="the same filesystem rules; the analyst and synthesizer (the self-check script) with the "
+    "tool scripts' folders and Unix sockets, the other writers without them and with no network",
     gaps=(
         "cannot limit which commands run (only what they read, write and reach)",
         "cannot allow one Unix socket: researchers may connect to any (the OS sandbox hides /run's)",
@@ -93,7 +93,7 @@ class CodexBackend:
         if request.model:
             argv += ["-m", request.model]
         argv += ["-c", f'default_permissions="{PROFILE}"', "-c", filesystem_rules(request), *NO_WEB_SEARCH]
-        if request.tools is ToolProfile.RESEARCHER:
+        if request.tool_commands:  # the tool scripts reach the run's tool service over its socket
             argv += SOCKETS_ONLY
         return [*argv, *request.extra_args, request.prompt]
 

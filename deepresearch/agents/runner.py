@@ -8,8 +8,9 @@ retryable failures with exponential backoff (a retry the budget refuses is not m
 `AgentError` / `NoAgentError` for failures that retrying cannot fix.
 
 Every call is confined (docs: README "Security model"): its environment has no tool secrets
-(core.agent_env) and points the tool scripts at the run's tool service; researchers get the two
-tool scripts (core.commands) and the CLI's rules allow only those; and, where bubblewrap works (or
+(core.agent_env) and points the tool scripts at the run's tool service; researchers get the search
+and archive scripts, and the roles whose output code checks the self-check script (core.commands),
+and the CLI's rules allow only those; and, where bubblewrap works (or
 `sandbox: bwrap` demands it), the process runs inside the OS sandbox (core.sandbox).
 """
 
@@ -25,13 +26,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from deepresearch.agents.base import AgentBackend, AgentRequest, AgentResult, FailureKind, ToolProfile
+from deepresearch.agents.base import AgentBackend, AgentRequest, AgentResult, FailureKind
 from deepresearch.agents.registry import get_backend, resolve_executable
 from deepresearch.core import sandbox
 from deepresearch.core.agent_env import agent_environment
 from deepresearch.core.attribution import CALL_ENV, TASK_ENV
 from deepresearch.core.budget import Budget, CallTicket
-from deepresearch.core.commands import SERVICE_ENV, WORKDIR_ENV, client_roots, write_tool_commands
+from deepresearch.core.commands import (
+    SERVICE_ENV,
+    WORKDIR_ENV,
+    client_roots,
+    tool_commands,
+    write_tool_commands,
+)
 from deepresearch.core.config import Config
 from deepresearch.core.errors import AgentError, BudgetExhaustedError, NoAgentError
 from deepresearch.core.events import AgentFinished, AgentRetry, AgentStarted, EventSink, Notice
@@ -151,8 +158,9 @@ class AgentRunner:
         role_config = self.config.role(call.role)
         prompt_file = self._write_prompt(call)
         tools = tools_for(call.role)
-        researcher = tools is ToolProfile.RESEARCHER
-        commands = write_tool_commands(self.workspace).all if researcher else ()
+        commands = tool_commands(self.workspace).for_role(call.role)
+        if commands:  # rewritten before each call that may run them (an agent could have changed them)
+            write_tool_commands(self.workspace)
         request = AgentRequest(
             role=call.role,
             label=call.label,
@@ -164,7 +172,7 @@ class AgentRunner:
             model=role_config.model,
             extra_args=tuple(self.config.backend_args.get(backend.name, [])),
             tool_commands=commands,
-            tool_roots=(*install_roots(executable), *(client_roots() if researcher else ())),
+            tool_roots=(*install_roots(executable), *(client_roots() if commands else ())),
             environ=self._child_env(call),
         )
         attempts = self.config.retries + 1

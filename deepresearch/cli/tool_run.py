@@ -1,4 +1,4 @@
-"""What `deepresearch search` and `deepresearch archive` do and print, without typer.
+"""What `deepresearch search`, `archive` and the agents' self-check do and print, without typer.
 
 Both front ends call these: the full CLI (`search_cmd.py`, `archive_cmd.py`) and the lean entry the
 tool scripts of a run use (`tools.py`, which starts without typer). Inside an agent of a run
@@ -8,6 +8,8 @@ tool scripts of a run use (`tools.py`, which starts without typer). Inside an ag
   providers' keys, which agents never get.
 - archive: if the service cannot be reached, it archives here (with a warning) when it may write the
   workspace's archives; inside the OS sandbox it may not, and fails (exit 12).
+- check (the self-check, agents only): the run's checks of the caller's own output file; the problems
+  with their lines on stdout, then what code would decide; exit 8 while problems remain.
 """
 
 from __future__ import annotations
@@ -22,7 +24,13 @@ from typing import Any
 
 from deepresearch.core.attribution import BATCH_ENV, TASK_ENV
 from deepresearch.core.commands import WORKDIR_ENV
-from deepresearch.core.errors import ArchiveError, ToolServiceError, UsageError
+from deepresearch.core.errors import (
+    ArchiveError,
+    CheckFailedError,
+    DeepResearchError,
+    ToolServiceError,
+    UsageError,
+)
 from deepresearch.core.workspace import Workspace
 from deepresearch.service.client import ServiceUnreachable, ToolClient, service_address
 from deepresearch.service.protocol import Caller
@@ -37,7 +45,7 @@ class Printed:
 
     stdout: str = ""
     stderr: list[str] = field(default_factory=list)
-    error: ArchiveError | None = None
+    error: DeepResearchError | None = None
 
     def emit(self) -> None:
         """Print stdout, then the stderr lines; then raise `error` if there is one."""
@@ -176,6 +184,38 @@ def _status(found: dict[str, Any]) -> str:
         source = f"via {', '.join(providers)}"
     limit = f" of {found['max_searches']}" if found["max_searches"] is not None else ""
     return f"{len(results)} results {source}; searches used: {found['searches_used']}{limit}"
+
+
+# --- check ---------------------------------------------------------------------------------------
+
+
+def run_check_command(root: Path, environ: Mapping[str, str]) -> Printed:
+    """The self-check of the caller's own output file, through the run's tool service."""
+    address = service_address(environ)
+    if address is None:
+        raise ToolServiceError(
+            "the self-check runs only inside an agent of a run (through the run's tool service)",
+            hint="to check a finished report by hand, run `deepresearch check DIR`",
+        )
+    try:
+        found = ToolClient(address, Caller.from_environ(environ)).check(root)
+    except ServiceUnreachable as exc:
+        raise ToolServiceError(
+            f"the run's tool service is not answering ({exc}); the self-check runs there",
+            hint="finish your output as the prompt says; the orchestrator checks it when your call ends",
+        ) from exc
+    problems, notes = list(found["problems"]), list(found["notes"])
+    lines = [*problems, *(f"note: {n}" for n in notes if n.startswith("not archived"))]
+    lines += [n for n in notes if not n.startswith("not archived")]
+    name = found["file"] or "your output file"
+    if not problems:
+        return Printed("\n".join([*lines, f"no problems in {name}"]))
+    count = len(problems)
+    error = CheckFailedError(
+        f"{count} problem{'s' * (count != 1)} in {name}",
+        hint="fix each listed line, write the file again and run this check again before you finish",
+    )
+    return Printed("\n".join(lines), [], error)
 
 
 # --- archive -------------------------------------------------------------------------------------

@@ -115,6 +115,7 @@ def analyst_prompt(ctx: RunContext, reason: str) -> str:
         source_count=len(doc.sources),
         conflicts=doc.conflicts,
         sections=ANALYSIS_SECTIONS,
+        check_command=ctx.tool_command("check"),
     )
 
 

@@ -93,6 +93,7 @@ def executor_prompt(
         conflict=_conflict_line(ctx, task),
         search_command=ctx.tool_command("search"),
         archive_command=ctx.tool_command("archive"),
+        check_command=ctx.tool_command("check"),
         provided=[s for s in doc.sources if s.type == "provided"],
     )
 

@@ -31,6 +31,7 @@ from deepresearch.pipeline.documents import provide_documents
 from deepresearch.pipeline.execute import execute_round
 from deepresearch.pipeline.plan import Answer, plan
 from deepresearch.pipeline.reflect import reflect
+from deepresearch.pipeline.selfcheck import SelfCheck
 from deepresearch.pipeline.summary import RunSummary, current_reason, whole_run
 from deepresearch.pipeline.supervise import supervise
 from deepresearch.pipeline.synthesize import ReportOutcome, synthesize
@@ -160,6 +161,7 @@ class Orchestrator:
         to the runner, whose agents reach it through DEEPRESEARCH_SERVICE."""
         runner = self.runner
         service = ToolService(self.workspace, self.config, runner.budget, runner.environ, self.sink)
+        service.checker = SelfCheck(self.workspace, self.config)  # what `deepresearch-check` runs
         with service:
             runner.tool_service = service
             try:

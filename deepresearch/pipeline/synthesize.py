@@ -118,4 +118,5 @@ def synthesizer_prompt(
         outline=doc.outline,
         analysis_file=ctx.workspace.relative(analysis) if analysis is not None else "",
         figures=figures,
+        check_command=ctx.tool_command("check"),
     )
