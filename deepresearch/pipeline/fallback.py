@@ -47,14 +47,9 @@ def facts_digest(doc: TaskDoc) -> str:
     rest = [f for f in facts if f.id not in placed]
     if rest:
         lines += ["## Other findings", "", *map(_cited, rest), ""]
-    if not facts:
+    if not facts:  # (the notice at the top says what this report is)
         lines += ["No fact of this research was verified against its archived source.", ""]
-    lines += [
-        "## Limitations",
-        "",
-        "These are the research's verified facts as found, without synthesis or analysis.",
-    ]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines).rstrip() + "\n"
 
 
 def best_draft(output: Path, doc: TaskDoc) -> tuple[str, str]:

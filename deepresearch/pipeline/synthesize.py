@@ -76,11 +76,11 @@ def synthesize(
             exc.message if isinstance(exc, BudgetExhaustedError) else "",
         )
     if refused:
-        cause, reason = BUDGET, f"A call it needed was not made: {refused}. {_again(ctx)}"
+        cause, reason = BUDGET, f"A call it needed was not made: {refused}. {_again(ctx, BUDGET)}"
     if draft is None:
         draft, what = best_draft(output_file(ctx, SYNTHESIZER), doc)
         cause = cause or AGENT
-        reason = f"The synthesizer did not produce a usable report ({failure}): {what}. {_again(ctx)}"
+        reason = f"The synthesizer did not produce a usable report ({failure}): {what}. {_again(ctx, cause)}"
         ctx.sink(Notice(f"the synthesizer did not produce a usable report: {failure}; {what}", "warning"))
     ctx.sink(
         PhaseFinished("synthesize", doc.front.round, "draft written" if not cause else "best draft kept")
@@ -93,11 +93,12 @@ def synthesize(
     return ReportOutcome(outcome, cause, reason)
 
 
-def _again(ctx: RunContext) -> str:
-    return (
-        f"Run `deepresearch -o {ctx.workspace.root}` again (with a higher max_agent_calls if the ceiling "
-        "stopped it) for a report that passes"
-    )
+def _again(ctx: RunContext, cause: str) -> str:
+    """What to run for the report the run meant to write."""
+    again = f"run `deepresearch -o {ctx.workspace.root}` again"
+    if cause == BUDGET:
+        return f"Raise max_agent_calls and {again} for a report that passes"
+    return f"To retry the synthesis, {again}"
 
 
 def synthesizer_prompt(

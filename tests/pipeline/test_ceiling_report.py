@@ -105,7 +105,10 @@ def test_a_repair_the_ceiling_refuses_leaves_a_report_with_its_notice_and_failed
     assert code == 0, out
     assert doc.front.status is RunStatus.COMPLETED and calls(events, "planner") == 1
     assert "did not pass" not in (tmp_path / "ws" / "report.md").read_text(encoding="utf-8")
-    assert "agent calls: 7 (" in out and "this session 2" in out
+    # The summary describes the whole run, under the ceiling it ran under now.
+    assert "agent calls: 7 (planner 1, supervisor 1, executor 1, synthesizer 4); this session 2" in out
+    assert "research synthesizing" not in out and "research completed: agent call budget spent (3 of 5" in out
+    assert "recorded by an earlier session; resumed with a ceiling of 8 agent calls" in out
 
 
 def test_a_ceiling_too_small_for_the_report_names_the_smallest_workable_value(
@@ -119,3 +122,37 @@ def test_a_ceiling_too_small_for_the_report_names_the_smallest_workable_value(
     assert "the smallest workable ceiling is 8" in proc.stderr
     assert "set max_agent_calls to 8 or more" in proc.stderr
     assert not (work / "task.md").exists()  # nothing started
+
+
+def test_a_synthesizer_that_fails_still_leaves_a_report_of_the_verified_facts(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
+    scenario = {"page_base": pages.base_url, "planner": tasks(2), "synthesizer": {"crash": True}}
+    code, out, doc, _events = run(tmp_path, clean_env, scenario, **NO_STAGES)
+    assert code == ExitCode.AGENT, out
+    report = (tmp_path / "ws" / "report.md").read_text(encoding="utf-8")
+    lines = report.splitlines()
+    assert lines[0] == "# How do the indexes compare?"
+    assert lines[2].startswith("> **deepresearch: note.** The synthesizer did not produce a usable report")
+    assert "this report lists the research's verified facts, by section, as found" in lines[2]
+    for fact in doc.facts:  # every verified fact, citing its source, under its section
+        assert f"- {fact.statement.rstrip('.')}. [{fact.sources[0]}]" in report
+    assert "## Indexes" in report and "## References" in report and "## Verification" not in report
+    assert doc.front.status is RunStatus.SYNTHESIZING  # a run again retries the synthesis
+    assert "was written, with a notice at its top" in out
+
+
+def test_a_run_that_never_reached_synthesis_has_status_say_what_to_run_for_a_report(
+    tmp_path: Path, clean_env: dict[str, str]
+) -> None:
+    work = tmp_path / "ws"
+    work.mkdir()
+    write_workspace_config(work)
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text("planner: {crash: true}\n", encoding="utf-8")
+    env = {**clean_env, "FAKE_AGENT_SCENARIO": str(scenario)}
+    proc = run_cli(["-p", "How do the indexes compare?", "-o", str(work)], env, tmp_path)
+    assert proc.returncode == ExitCode.AGENT, proc.stdout + proc.stderr
+    assert not (work / "report.md").exists()
+    status = run_cli(["status", str(work)], clean_env, tmp_path)
+    assert f"report: none yet: run `deepresearch -o {work}` to continue and write it" in status.stdout
