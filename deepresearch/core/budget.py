@@ -182,8 +182,12 @@ class Budget:
             append_jsonl(self.workspace.usage_ledger, dict(entry))  # not glued onto a line cut by a kill
             if self._usage is not None:
                 u = self._usage
-                self._usage = LedgerUsage(u.calls + 1, u.input_tokens, u.output_tokens,
-                                          u.cost_usd + _number(entry.get("cost_usd")))  # fmt: skip
+                self._usage = LedgerUsage(
+                    u.calls + 1,
+                    u.input_tokens + int(_number(entry.get("input_tokens"))),
+                    u.output_tokens + int(_number(entry.get("output_tokens"))),
+                    u.cost_usd + _number(entry.get("cost_usd")),
+                )
             if ticket is not None:
                 self._settle(ticket)
         self.checkpoint()

@@ -266,7 +266,8 @@ class Orchestrator:
         )
         written = done or report is not None
         summary = RunSummary(
-            status=doc.front.status.value,
+            # A report kept with a notice ends the research, though task.md stays resumable for it.
+            status=RunStatus.COMPLETED.value if written else doc.front.status.value,
             reason=reason or ("" if done or report else "stopped before research (plan not approved)"),
             report=str(self.workspace.report_md) if written else None,
             rounds=doc.front.round,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -47,6 +48,8 @@ from deepresearch.sources.registry import SourceRegistry
 from deepresearch.state.merge import merge_task_result
 from deepresearch.state.model import Source, Task, TaskDoc, Verified, format_source_id, id_number
 from deepresearch.state.store import StateStore
+
+_BATCH_LINE = re.compile(r"^\s*-?\s*batch:\s*(\d+)\s*$")
 
 
 @dataclass
@@ -127,7 +130,12 @@ class SelfCheck:
         found.problems += [
             format_violation(v, found.file) for v in findings_check(self.workspace, path)(output).violations
         ]
-        found.notes += self._batches(doc, task, output, registry)
+        notes, untrusted = self._batches(doc, task, output, registry)
+        lines = _batch_lines(path)
+        found.problems += [
+            f"{found.file}:{lines.get(number, 1)}: batch_log: {problem}" for number, problem in untrusted
+        ]
+        found.notes += notes
         return found
 
     def _facts(self, output: ExecutorOutput, path: Path, registry: SourceRegistry) -> list[str]:
@@ -147,8 +155,9 @@ class SelfCheck:
 
     def _batches(
         self, doc: TaskDoc, task: Task, output: ExecutorOutput, registry: SourceRegistry
-    ) -> list[str]:
-        """Per batch: trusted or not, new or not by code's rules; then the task's verdict."""
+    ) -> tuple[list[str], list[tuple[int, str]]]:
+        """Per batch: new or not by code's rules, then the task's verdict; and the batch-log
+        problems that keep a batch from counting (batch number, problem)."""
         progress = TaskLedger(self.workspace).progress(task.id)
         opened = progress.open_call
         first = opened.first_batch if opened is not None else progress.batches + 1
@@ -159,21 +168,20 @@ class SelfCheck:
                  "checks its facts then" for s in output.sources if registered(registry, s) is None]  # fmt: skip
         checks = self._checks(task.id, started, parts, first, registry) if in_call else {}
         state, after = copy.deepcopy(doc), dataclasses.replace(progress)
-        untrusted: list[str] = []
+        untrusted: list[tuple[int, str]] = []
         for part in parts:
             problems = checks.get(part.number, [])
-            untrusted += problems
+            untrusted += [(part.number, problem) for problem in problems]
             novelty = self._merged(state, task.id, part, registry)
             after.apply_batch(part.number, not problems, novelty.anything)
             what = (
                 "new: " + "; ".join(novelty.reasons()) if novelty.anything else "nothing new by code's rules"
             )
-            trust = f" — not trusted: {'; '.join(problems)}" if problems else ""
+            trust = " (not trusted: its log is not borne out, see above)" if problems else ""
             notes.append(f"batch {part.number}: {what}{trust}")
-        notes.append(
-            _verdict(after, state, task, self.config, untrusted, parts[-1].number if parts else first)
-        )
-        return notes
+        last = parts[-1].number if parts else first
+        notes.append(_verdict(after, state, task, self.config, [p for _, p in untrusted], last))
+        return notes, untrusted
 
     def _checks(
         self, task_id: str, started: datetime, parts: list[Part], first: int, registry: SourceRegistry
@@ -225,6 +233,20 @@ def _statement_lines(path: Path) -> list[int]:
     except OSError:
         return []
     return [n for n, line in enumerate(lines, 1) if line.lstrip(" -").startswith("statement:")]
+
+
+def _batch_lines(path: Path) -> dict[int, int]:
+    """The line of each batch's `batch: N` in the executor's file, by batch number."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return {}
+    found: dict[int, int] = {}
+    for n, line in enumerate(lines, 1):
+        match = _BATCH_LINE.match(line)
+        if match:
+            found.setdefault(int(match.group(1)), n)
+    return found
 
 
 def _verdict(
