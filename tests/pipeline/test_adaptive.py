@@ -118,6 +118,16 @@ def test_ceiling_stops_at_max_rounds(tmp_path: Path, clean_env: dict[str, str], 
     assert doc.front.termination_reason == "max rounds reached (3)" and len(doc.quality) == 3
 
 
+FOUR_TASKS = {
+    "dimensions": [{"id": "D1", "name": "Indexes", "description": "Index values"}],
+    "outline": [{"section": "Indexes", "dimensions": ["D1"], "questions": "What values?"}],
+    "tasks": [
+        {"id": f"E{n}", "task": f"Index {n}", "dimensions": ["D1"], "priority": "high", "depends": []}
+        for n in range(1, 5)
+    ],
+}
+
+
 def test_unreadable_assessment_is_repaired_then_falls_back(
     tmp_path: Path, clean_env: dict[str, str], pages: PageServer
 ) -> None:
