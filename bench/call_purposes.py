@@ -40,6 +40,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from deepresearch.core.workspace import Workspace  # noqa: E402
 from tests.helpers import PageServer, page_value, write_scenario, write_workspace_config  # noqa: E402
 
 QUESTION = "How do the three indexes compare, and why?"
@@ -127,7 +128,7 @@ def measure(workdir: Path, page_base: str, self_check: bool, code: Path) -> Purp
         [sys.executable, "-m", "deepresearch", "-p", QUESTION, "-o", str(workdir), "--quiet"],
         env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=900, cwd=workdir,
     )  # fmt: skip
-    log = workdir / "logs" / "events.jsonl"
+    log = Workspace(workdir).events_jsonl
     if not log.is_file():
         raise RuntimeError(f"run failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
     found = purposes([json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()])

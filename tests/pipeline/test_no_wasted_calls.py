@@ -66,7 +66,7 @@ def test_a_conflict_task_answered_in_one_batch_ends_after_one_call(
         decided["reason"].startswith("CONF-1 settled by Fact-")
         and "after 1 batch in 1 call" in decided["reason"]
     )
-    prompt = (tmp_path / "ws" / "logs" / "prompts" / "C1.md").read_text(encoding="utf-8")
+    prompt = (Workspace(tmp_path / "ws").prompts / "C1.md").read_text(encoding="utf-8")
     assert "This task settles conflict CONF-1 (Fact-001, Fact-002 disagree on index level)" in prompt
     assert any(f.task == "C1" for f in doc.facts)
 
@@ -91,10 +91,10 @@ def test_an_executor_that_runs_the_self_check_fixes_its_number_in_the_call_witho
     assert code == 0, out
     assert executor_calls(events, "E1") == 1
     assert not [e for e in of(events, "output_repair") if e["role"] == "executor"]
-    tools = [json.loads(line) for line in (tmp_path / "ws" / "logs" / "tools.jsonl").read_text().splitlines()]
+    tools = [json.loads(line) for line in Workspace(tmp_path / "ws").tools_log.read_text().splitlines()]
     checks = [t for t in tools if t.get("op") == "check" and t.get("task") == "E1"]
     assert [c["problems"] for c in checks][:2] == [1, 0]
-    log = (tmp_path / "ws" / "logs" / "E1.log").read_text(encoding="utf-8")
+    log = Workspace(tmp_path / "ws").log_file("E1").read_text(encoding="utf-8")
     assert "ungrounded_number: facts item 1" in log and "states 9.9" in log
     assert "batch 1: new: verified fact for uncovered D1" in log
     (fact,) = [f for f in doc.facts if f.task == "E1"][:1]
@@ -119,7 +119,7 @@ def test_an_executor_one_batch_short_of_saturation_runs_it_in_the_same_call(
     assert executor_calls(events, "E1") == 1
     measured = [(e["batch"], e["new"], e["claimed_new"]) for e in of(events, "batch_measured", "E1")]
     assert measured == [(1, True, True), (2, True, False), (3, False, False)]
-    log = (tmp_path / "checked" / "logs" / "E1.log").read_text(encoding="utf-8")
+    log = Workspace(tmp_path / "checked").log_file("E1").read_text(encoding="utf-8")
     assert "task E1: NOT saturated by code's rules yet" in log and "run batch 3 now" in log
 
 
@@ -132,6 +132,6 @@ def test_a_synthesizer_that_runs_the_self_check_fixes_its_draft_without_a_repair
     assert code == 0, out
     assert [e["role"] for e in events if e["event"] == "agent_started"].count("synthesizer") == 1
     assert not of(events, "output_repair")
-    log = (tmp_path / "ws" / "logs" / "synthesizer.log").read_text(encoding="utf-8")
+    log = Workspace(tmp_path / "ws").log_file("synthesizer").read_text(encoding="utf-8")
     assert "unknown_source" in log and "no problems in logs/synthesizer_result.md" in log
     assert "did not pass" not in (tmp_path / "ws" / "report.md").read_text(encoding="utf-8")
