@@ -13,17 +13,19 @@ from __future__ import annotations
 import contextlib
 import uuid
 from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 from deepresearch.agents.runner import AgentRunner
 from deepresearch.core.budget import RUN_SAVED
 from deepresearch.core.clock import iso_seconds, utc_now
 from deepresearch.core.config import Config, settings_snapshot
 from deepresearch.core.effort import Limits
-from deepresearch.core.errors import BudgetExhaustedError, Interrupted
+from deepresearch.core.errors import AgentError, BudgetExhaustedError, Interrupted, NoAgentError
 from deepresearch.core.events import CeilingsSet, EventSink, Notice, RunFinished, RunStarted
 from deepresearch.core.roles import Role
 from deepresearch.core.spendplan import ReportShare, split
 from deepresearch.core.workspace import Workspace
+from deepresearch.figures import RenderedFigure
 from deepresearch.pipeline.analyse import analyse, analysis_decision
 from deepresearch.pipeline.charts import plan_charts
 from deepresearch.pipeline.context import RunContext
@@ -42,6 +44,7 @@ from deepresearch.state.model import FrontMatter, Mode, RunStatus, TaskDoc
 from deepresearch.state.schedule import reset_running
 from deepresearch.state.store import StateStore
 
+T = TypeVar("T")
 # A hook between planning and research (interactive approval); returns False to stop here.
 PlanHook = Callable[[RunContext], bool]
 # A hook before the first plan (interactive clarification): returns the person's answers.
@@ -101,6 +104,16 @@ def role_agents(config: Config) -> dict[str, str]:
         rc = config.role(role)
         out[role.value] = f"{rc.agent}/{rc.model}" if rc.model else str(rc.agent)
     return out
+
+
+def _optional(ctx: RunContext, name: str, stage: Callable[[], T], without: T) -> T:
+    """An optional stage before the report: an agent CLI that fails for good there costs the stage,
+    never the report."""
+    try:
+        return stage()
+    except (AgentError, NoAgentError) as exc:
+        ctx.sink(Notice(f"{name} skipped: {exc.message}", "warning"))
+        return without
 
 
 class Orchestrator:
@@ -188,7 +201,9 @@ class Orchestrator:
             ctx.doc.front.termination_reason = exc.message.removesuffix(RUN_SAVED)
             ctx.save("budget")
         if ctx.doc.front.status is RunStatus.SYNTHESIZING:
-            analysis, figures = analyse(ctx), plan_charts(ctx)  # optional; each skips itself
+            analysis = _optional(ctx, "analysis", lambda: analyse(ctx), None)  # each skips itself
+            none: list[RenderedFigure] = []
+            figures = _optional(ctx, "figures", lambda: plan_charts(ctx), none)
             self.report = synthesize(ctx, analysis, figures)
             ctx.refresh()
             if self.report.complete:  # else it stays resumable: a run again writes one that passes

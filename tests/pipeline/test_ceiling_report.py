@@ -156,3 +156,15 @@ def test_a_run_that_never_reached_synthesis_has_status_say_what_to_run_for_a_rep
     assert not (work / "report.md").exists()
     status = run_cli(["status", str(work)], clean_env, tmp_path)
     assert f"report: none yet: run `deepresearch -o {work}` to continue and write it" in status.stdout
+
+
+def test_an_analyst_whose_cli_fails_for_good_costs_the_analysis_not_the_report(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
+    analyst = {"crash": True, "stderr": "Error: 401 Unauthorized: invalid API key\n"}
+    scenario = {"page_base": pages.base_url, "planner": tasks(2), "analyst": analyst}
+    code, out, doc, events = run(tmp_path, clean_env, scenario, analysis="always", max_figures=0)
+    assert code == 0, out
+    assert calls(events, "analyst") == 1  # a login failure is final: not retried
+    assert "warning: analysis skipped: " in out
+    assert doc.front.status is RunStatus.COMPLETED and (tmp_path / "ws" / "report.md").is_file()
