@@ -60,7 +60,7 @@ def language_code(text: str) -> str:
     code = _LOOKUP.get(key) or _LOOKUP.get(key.replace("_", "-").split("-")[0])
     if code is None:
         known = ", ".join(LANGUAGES)
-        raise ValueError(f"unknown language {text.strip()!r}; known codes: {known}")
+        raise ValueError(f"{text.strip()!r} is not a known language (known codes: {known})")
     return code
 
 
