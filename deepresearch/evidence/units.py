@@ -75,7 +75,10 @@ for _word, _exp in {**_WORDS, "": 0}.items():
         WORDS[f"{_word}{_hours}"] = Unit("Wh", _size)
     WORDS |= {f"{_word}vatios": Unit("W", _size), f"{_word}vatio": Unit("W", _size)}
 for _kana, _exp in {"": 0, "キロ": 3, "メガ": 6, "ギガ": 9, "テラ": 12}.items():
-    WORDS |= {f"{_kana}ワット": Unit("W", Decimal(10) ** _exp), f"{_kana}ワット時": Unit("Wh", Decimal(10) ** _exp)}
+    WORDS |= {
+        f"{_kana}ワット": Unit("W", Decimal(10) ** _exp),
+        f"{_kana}ワット時": Unit("Wh", Decimal(10) ** _exp),
+    }
 # Written before the number: €4.8bn, US$ 3 million, EUR 12, ¥300.
 PREFIXES: dict[str, Unit] = {
     "US$": Unit("USD"), "$": Unit("USD"), "€": Unit("EUR"), "£": Unit("GBP"), "¥": Unit("CNY"),
