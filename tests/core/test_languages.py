@@ -88,3 +88,12 @@ def test_languages_setting_in_config_and_environment(tmp_path: Path) -> None:
     (tmp_path / "deepresearch.yaml").write_text("languages: en, Klingon\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="languages: 'Klingon' is not a known language"):
         load_config(tmp_path, environ={})
+
+
+def test_a_declared_language_wins_when_known() -> None:
+    from deepresearch.sources.specialist_store import text_language
+
+    english = "The share of battery cells bought from Chinese manufacturers rose to 62% in 2024."
+    assert text_language("zh-Hans", english) == "zh"  # captions or an EPUB's dc:language
+    assert text_language("", english) == "en"
+    assert text_language("x-klingon", english) == "en"  # a declaration deepresearch cannot read
