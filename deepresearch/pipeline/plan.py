@@ -6,8 +6,10 @@ from dataclasses import dataclass
 
 from deepresearch.contracts.plan import ClarifyOutput, PlanOutput
 from deepresearch.core.errors import AgentError
-from deepresearch.core.events import PhaseFinished, PhaseStarted
+from deepresearch.core.events import Notice, PhaseFinished, PhaseStarted
+from deepresearch.core.languages import describe, parse_choice
 from deepresearch.pipeline.context import RunContext
+from deepresearch.pipeline.languages import question_language, settle
 from deepresearch.pipeline.prompts import render_prompt
 from deepresearch.pipeline.roles import CLARIFY, PLANNER
 from deepresearch.pipeline.step import output_file, run_step
@@ -63,6 +65,8 @@ def plan(ctx: RunContext, answers: list[Answer] | None = None, feedback: str = "
         constraints=constraints(ctx),
         max_tasks=ctx.config.max_tasks,
         language=ctx.config.language or "",
+        question_language=describe(code) if (code := question_language(ctx.doc.request)) else "",
+        languages_setting=language_setting(ctx),
     )
     step = run_step(ctx, PLANNER, prompt)
     if step.value is None:
@@ -78,9 +82,25 @@ def plan(ctx: RunContext, answers: list[Answer] | None = None, feedback: str = "
     return step.value
 
 
+def language_setting(ctx: RunContext) -> str:
+    """What the person said about the languages to search (`languages:`), for the planner."""
+    choice = parse_choice(ctx.config.languages)
+    parts = []
+    if choice.exact:
+        parts.append(f"search in exactly these: {', '.join(map(describe, choice.exact))}")
+    if choice.add:
+        parts.append(f"search also in {', '.join(map(describe, choice.add))}")
+    if choice.remove:
+        parts.append(f"do not search in {', '.join(map(describe, choice.remove))}")
+    return "; ".join(parts)
+
+
 def install_plan(ctx: RunContext, result: PlanOutput) -> None:
-    """Write the plan into the document and save it."""
+    """Write the plan into the document (the person's language choice applied) and save it."""
     doc = ctx.doc
+    doc.front.languages = settle(result.languages, doc.request, parse_choice(ctx.config.languages))
+    if not doc.front.languages:
+        ctx.sink(Notice("the languages setting leaves no language to search in: none is checked", "warning"))
     doc.front.complexity = result.complexity
     doc.dimensions = result.dimensions
     doc.outline = result.outline
