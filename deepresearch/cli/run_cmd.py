@@ -37,7 +37,8 @@ Examples:
 
 Exit codes: 0 done, 1 internal error, 2 usage, 3 configuration, 4 task.md invalid, 5 agent failed,
 6 no usable agent CLI, 7 workspace locked, 8 report failed verification, 9 budget spent,
-10 archive failed, 11 batch incomplete, 12 tool service not answering, 130 interrupted (resumable).
+10 archive failed, 11 batch incomplete, 12 tool service not answering, 13 network (no connection, or
+no search provider answered), 130 interrupted (resumable).
 """
 
 
