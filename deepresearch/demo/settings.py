@@ -38,6 +38,7 @@ def demo_settings(site_url: str, python: str = sys.executable) -> dict[str, Any]
         "agent": "custom",
         "custom_command": [*agent, "--prompt-file", "{prompt_file}", "--workdir", "{workdir}"],
         "effort": "quick",
+        "breadth": 1,  # one new task per round: the reflector's own (a gap would add a second)
         "analysis": "always",
         "max_figures": 2,
         "search_providers": ["duckduckgo"],
