@@ -132,6 +132,17 @@ def test_the_demo_will_not_write_over_a_run_or_a_config_of_ones_own(
     assert (own / "deepresearch.yaml").read_text() == "agent: claude\n"
 
 
+def test_the_committed_example_still_passes_the_checks() -> None:
+    """docs/example (a demo's output, linked from the README) stays a report that verifies."""
+    from deepresearch.report.finalize import verify_report
+
+    example = REPO / "docs" / "example"
+    doc = StateStore(Workspace(example)).load()
+    outcome = verify_report((example / "report.md").read_text(encoding="utf-8"), doc, example)
+    assert outcome.violations == [], outcome.violations
+    assert doc.front.question == question()
+
+
 def test_the_site_search_answers_like_duckduckgo() -> None:
     base = "http://127.0.0.1:8000"
     results = parse_results(site.results_page(base, "NorBike riders trips 2022"), 10)
