@@ -45,7 +45,7 @@ def doctor(
 
     report = run_doctor(workdir.expanduser().resolve(), dict(os.environ), ping=ping)
     typer.echo(f"deepresearch doctor — {report.workdir}\n")
-    _agents(report.agents, report.pinged)
+    _agents(report.agents, report.pinged, report.node)
     _permissions(report.agents, report.permissions, verbose)
     _sandbox(report.sandbox)
     _browser(report.browser)
@@ -60,8 +60,15 @@ def doctor(
         )
 
 
-def _agents(agents: list[AgentCheck], pinged: bool) -> None:
+def _agents(agents: list[AgentCheck], pinged: bool, node: str | None) -> None:
+    from deepresearch.doctor.agents import NODE_MAJOR, node_ok
+
     typer.echo("Agent CLIs" + (" (pinged)" if pinged else ""))
+    if node is not None:
+        mark = OK if node_ok(node) else BAD
+        typer.echo(
+            f"  {mark} Node.js  {node or 'not found'}  (npm installs the CLIs; they need Node.js {NODE_MAJOR}+)"
+        )
     for agent in agents:
         if not agent.installed:
             typer.echo(f"  {BAD} {agent.name:<8} not installed")

@@ -332,3 +332,18 @@ def test_with_no_agent_cli_doctor_points_to_the_demo(tmp_path: Path, env: dict[s
     assert "Permission profiles" in proc.stdout and "none: no agent CLI is installed" in proc.stdout
     assert "deepresearch demo" in proc.stderr
     assert proc.stderr.count("install one") == 1, proc.stderr
+
+
+def test_node_js_is_checked_when_a_cli_is_missing(tmp_path: Path, bin_dir: Path, env: dict[str, str]) -> None:
+    bare = {**env, "PATH": str(bin_dir)}  # no node at all
+    problems = dict(run_doctor(tmp_path, bare).problems())
+    fix = problems["Node.js is not installed: the agent CLIs are npm packages that need Node.js 20+"]
+    assert fix.startswith("install Node.js 20 or later with npm")
+    fake_cli(bin_dir, "node", {"--version": say("v18.19.1")})
+    report = run_doctor(tmp_path, bare)
+    assert report.node == "18.19.1"
+    assert "Node.js 18.19.1 is too old: the agent CLIs are npm packages that need Node.js 20+" in dict(
+        report.problems()
+    )
+    fake_cli(bin_dir, "node", {"--version": say("v20.11.1")})
+    assert not any("Node.js" in what for what, _ in run_doctor(tmp_path, bare).problems())
