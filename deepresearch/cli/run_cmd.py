@@ -17,6 +17,8 @@ from deepresearch.core.errors import CheckFailedError
 EPILOG = """\
 Examples:
 
+  deepresearch demo                          (a complete run with a scripted agent: no CLI, no network)
+
   deepresearch -p "How did EU heat-pump sales change in 2023-2024, and why?"
 
   deepresearch -f input.md -o runs/heat-pumps
@@ -61,7 +63,10 @@ def main_command(
         typer.Option("-f", "--file", help="A request file (input.md: optional YAML front matter + text)."),
     ] = None,
     workdir: Annotated[
-        Path, typer.Option("-o", "--workdir", help="Workspace folder (created if missing).")
+        Path,
+        typer.Option(
+            "-o", "--workdir", help="Workspace folder (default: the current one; created if missing)."
+        ),
     ] = Path("."),
     agent: Annotated[
         str | None,
