@@ -171,11 +171,14 @@ class Executor:
         self.batches: list[dict[str, Any]] = []
 
     def run(self) -> None:
-        """Batch 1 of the first call finds the task's pages; later batches find nothing new, and the
-        call stops by its prompt's stop rule."""
+        """The call's first batch finds the task's pages unless task.md already holds their facts (an
+        earlier call's, when a run resumes); later batches find nothing new, and the call stops by
+        its prompt's stop rule."""
+        known = fact_rows(self.workdir)
+        found = all(fact["key"] in known for fact in self.spec["facts"])
         streak = 0
         for batch in range(self.plan["first"], self.plan["last"] + 1):
-            new = self.plan["call"] == 1 and batch == 1
+            new = batch == self.plan["first"] and not found
             self.batch(batch, new)
             streak = 0 if new else streak + 1
             if batch >= self.plan["min_batches"] and streak >= self.plan["threshold"]:

@@ -156,3 +156,30 @@ def test_the_site_search_answers_like_duckduckgo() -> None:
 def test_adjacent_facts_cite_each_source_once() -> None:
     facts = {"a": ("Fact-001", ["S01"]), "b": ("Fact-002", ["S01", "S03"])}
     assert cite("One {a}. Both {a}{b}. Missing {zz}.", facts) == "One [S01]. Both [S01][S03]. Missing ."
+
+
+@pytest.mark.parametrize("known", [True, False])
+def test_a_task_called_again_searches_anew_only_when_task_md_lacks_its_facts(
+    tmp_path: Path, known: bool
+) -> None:
+    """After an interruption a task gets another call: if task.md holds its facts (an earlier call
+    merged them) the scripted executor finds nothing new; if not, it searches its first queries again."""
+    import yaml
+
+    from deepresearch.demo.agent import Executor, script
+
+    text = (REPO / "docs" / "example" / "task.md").read_text(encoding="utf-8")
+    if not known:  # the interrupted call merged nothing: E1's facts are not in task.md
+        text = "\n".join(line for line in text.splitlines() if not line.endswith("| E1 | - |")) + "\n"
+    (tmp_path / "task.md").write_text(text, encoding="utf-8")
+    (tmp_path / "logs").mkdir()
+    prompt = (
+        "Role: executor\nTask: E1\nOutput file: logs/E1_result.md\nCall: 2 of at most 2 for this task\n"
+        "Batches: from 1 to 3\nStop rule: saturated after 1 batch in a row with nothing new, at least 1 batch\n"
+        '- Search: `true --batch N -k 5 "short query"`\n- Archive: `true --batch N URL`\n'
+    )  # the tool commands are `true`: every search is made, nothing is archived
+    Executor("E1", prompt, tmp_path, tmp_path / "logs" / "E1_result.md", "http://127.0.0.1:9").run()
+    written = yaml.safe_load((tmp_path / "logs" / "E1_result.md").read_text().split("---")[1])
+    first = written["batches"][0]
+    spec = script()["tasks"]["E1"]
+    assert first["queries"] == (spec["again"] if known else spec["queries"])
