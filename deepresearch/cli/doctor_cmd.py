@@ -134,7 +134,7 @@ def _search(search: SearchCheck) -> None:
 def _workspace(check: WorkspaceCheck) -> None:
     typer.echo(f"Workspace {check.root}")
     if not check.has_run:
-        typer.echo("  no run here yet (no task.md)")
+        typer.echo(f"  {check.no_run}")
     elif check.question:
         typer.echo(f"  question: {check.question}")
         typer.echo(f"  status:   {check.status}, round {check.round}; tasks: {check.tasks or 'none yet'}")

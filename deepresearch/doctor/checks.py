@@ -163,12 +163,14 @@ class WorkspaceCheck:
     lock: str = "free"
     report: str = ""
     problems: list[tuple[str, str]] = field(default_factory=list)
+    no_run: str = ""  # why the folder holds no run, as `check` and `status` say it
 
 
 def check_workspace(workspace: Workspace) -> WorkspaceCheck:
     """Read task.md, the lock and report.md of `workspace` (read-only)."""
     check = WorkspaceCheck(workspace.root)
-    if not workspace.task_md.is_file():
+    if not workspace.has_run():
+        check.no_run = workspace.no_run()[0]
         return check
     check.has_run = True
     root = workspace.root

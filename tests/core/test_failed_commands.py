@@ -110,3 +110,6 @@ def test_status_and_check_agree_on_a_folder_a_failed_run_left(
         assert proc.returncode == ExitCode.USAGE, (command, proc.stdout, proc.stderr)
         assert f"no run saved in {work}: {said}" in proc.stderr, command
         assert "run the same deepresearch command again to start it over" in proc.stderr, command
+    offline = {**clean_env, "DEEPRESEARCH_DUCKDUCKGO_BASE_URL": f"http://127.0.0.1:{closed_port()}"}
+    doctor = cli(["doctor", "-o", str(work)], offline, tmp_path)
+    assert f"Workspace {work}\n  no run saved in {work}: {said}" in doctor.stdout  # doctor says it too

@@ -235,7 +235,7 @@ def test_command_exits_0_with_one_usable_cli(tmp_path: Path, bin_dir: Path, env:
     proc = doctor_cli(["--ping", "-o", str(tmp_path)], env, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Agent CLIs (pinged)" in proc.stdout and "Usable agent CLIs: codex" in proc.stdout
-    assert "Workspace " + str(tmp_path) in proc.stdout and "no run here yet" in proc.stdout
+    assert "Workspace " + str(tmp_path) in proc.stdout and f"no run in {tmp_path} (no task.md)" in proc.stdout
 
 
 def test_a_configured_custom_command_is_checked_and_pinged(
