@@ -50,7 +50,7 @@ def demo(
     from deepresearch.demo.site import DemoSite, pages
 
     root = workdir.expanduser().resolve()
-    _check_folder(root, question())
+    _check_folder(root, question(), new)
     with DemoSite(previous_port(root)) as site:
         settings = demo_settings(site.base_url)
         if not quiet:
@@ -84,11 +84,12 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt  # as in a run: agents are stopped and the demo is left resumable
 
 
-def _check_folder(root: Path, demo_question: str) -> None:
-    """The folder must be new, empty, or an earlier demo's: the demo never writes over a real run or
-    a configuration of the person's."""
+def _check_folder(root: Path, demo_question: str, new: bool) -> None:
+    """The folder must be new, empty, or an earlier demo's (unfinished, or finished with --new): the
+    demo never writes over a real run or a configuration of the person's."""
     from deepresearch.core.workspace import Workspace
     from deepresearch.demo.settings import CONFIG_NOTE
+    from deepresearch.state.model import RunStatus
     from deepresearch.state.store import StateStore
 
     if root.exists() and not root.is_dir():
@@ -100,10 +101,18 @@ def _check_folder(root: Path, demo_question: str) -> None:
             hint="run the demo in another folder: deepresearch demo -o deepresearch-demo",
         )
     workspace = Workspace(root)
-    if workspace.has_run() and StateStore(workspace).load().front.question.strip() != demo_question:
+    if not workspace.has_run():
+        return
+    front = StateStore(workspace).load().front
+    if front.question.strip() != demo_question:
         raise UsageError(
             f"{root} holds a research run of its own",
             hint="run the demo in another folder: deepresearch demo -o DIR",
+        )
+    if front.status is RunStatus.COMPLETED and not new:
+        raise UsageError(
+            f"the demo in {root} is finished: its report is {workspace.report_html}",
+            hint=f"deepresearch demo --new -o {root} runs it again (the old one is moved aside)",
         )
 
 

@@ -116,6 +116,20 @@ def test_it_is_an_ordinary_run_on_the_demo_site_only(demo: DemoRun) -> None:
         pytest.skip("bubblewrap cannot make a network namespace here: the run had the machine's network")
 
 
+def test_a_finished_demo_says_where_its_report_is(demo: DemoRun) -> None:
+    before = Workspace(demo.folder).task_md.read_text(encoding="utf-8")
+    again = subprocess.run(
+        [sys.executable, "-m", "deepresearch", "demo"],
+        cwd=demo.cwd, env=offline_env(demo.cwd), capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert again.returncode == ExitCode.USAGE, again.stderr
+    assert (
+        f"the demo in {demo.folder} is finished: its report is {demo.folder / 'report.html'}" in again.stderr
+    )
+    assert "deepresearch demo --new" in again.stderr and again.stdout == ""
+    assert Workspace(demo.folder).task_md.read_text(encoding="utf-8") == before
+
+
 def test_the_demo_will_not_write_over_a_run_or_a_config_of_ones_own(
     tmp_path: Path, clean_env: dict[str, str]
 ) -> None:
