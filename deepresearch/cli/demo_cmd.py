@@ -28,8 +28,8 @@ def register(app: typer.Typer) -> None:
     app.command(
         "demo",
         help="See a complete run first: a scripted agent researches a sample question on pages bundled "
-        "with deepresearch (no agent CLI, no network, no cost; about a minute) and writes report.md, "
-        "report.html, task.md and assets/ to DIR.",
+        "with deepresearch (no agent CLI, no network, no cost; under a minute) and writes report.md, "
+        "report.html, task.md and assets/ to the -o folder.",
     )(demo)
 
 
