@@ -76,11 +76,8 @@ def check(
 def _read_report(workspace: Workspace) -> str:
     if not workspace.root.is_dir():
         raise UsageError(f"run folder not found: {workspace.root}", hint="pass the folder of a run")
-    if not workspace.task_md.is_file():
-        raise UsageError(
-            f"no task.md in {workspace.root}: this is not a deepresearch run folder",
-            hint="run deepresearch check in the folder of a run, or pass its path",
-        )
+    if not workspace.has_run():
+        raise UsageError(*workspace.no_run())
     if not workspace.report_md.is_file():
         raise UsageError(
             f"no report.md in {workspace.root}: the report has not been written yet",

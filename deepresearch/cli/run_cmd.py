@@ -17,6 +17,8 @@ from deepresearch.core.errors import CheckFailedError
 EPILOG = """\
 Examples:
 
+  deepresearch demo                          (a complete run with a scripted agent: no CLI, no network)
+
   deepresearch -p "How did EU heat-pump sales change in 2023-2024, and why?"
 
   deepresearch -f input.md -o runs/heat-pumps
@@ -37,7 +39,8 @@ Examples:
 
 Exit codes: 0 done, 1 internal error, 2 usage, 3 configuration, 4 task.md invalid, 5 agent failed,
 6 no usable agent CLI, 7 workspace locked, 8 report failed verification, 9 budget spent,
-10 archive failed, 11 batch incomplete, 12 tool service not answering, 130 interrupted (resumable).
+10 archive failed, 11 batch incomplete, 12 tool service not answering, 13 network (no connection, or
+no search provider answered), 130 interrupted (resumable).
 """
 
 
@@ -60,7 +63,10 @@ def main_command(
         typer.Option("-f", "--file", help="A request file (input.md: optional YAML front matter + text)."),
     ] = None,
     workdir: Annotated[
-        Path, typer.Option("-o", "--workdir", help="Workspace folder (created if missing).")
+        Path,
+        typer.Option(
+            "-o", "--workdir", help="Workspace folder (default: the current one; created if missing)."
+        ),
     ] = Path("."),
     agent: Annotated[
         str | None,

@@ -12,15 +12,18 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from deepresearch.agents.registry import detect_default, install_hints
+from deepresearch.agents.registry import check_installed, detect_default, install_hints
 from deepresearch.agents.runner import AgentRunner
 from deepresearch.cli.interactive import Interaction
 from deepresearch.cli.request import Request, read_request, run_config
-from deepresearch.core.config import Config
+from deepresearch.core import sandbox
+from deepresearch.core.config import Config, apply_layer
 from deepresearch.core.errors import NoAgentError, UsageError
 from deepresearch.core.eventlog import EventLog
 from deepresearch.core.events import FanOut
+from deepresearch.core.roles import Role
 from deepresearch.core.workspace import Workspace
+from deepresearch.pipeline.documents import expand_documents
 from deepresearch.pipeline.orchestrator import Orchestrator, RunSummary, new_document, role_agents
 from deepresearch.report.html import render_pdf
 from deepresearch.state.model import RunStatus, TaskDoc
@@ -43,6 +46,9 @@ class RunOptions:
     interactive_terminal: bool = False  # stdin and stdout are a terminal: we may ask
     stdout_terminal: bool = False  # stdout is a terminal: draw the live view
     pdf: bool = False  # --pdf: also print report.pdf from report.html
+    # The whole configuration, over the built-in defaults, instead of the config files, input.md,
+    # the environment and flags (`deepresearch demo`: nothing of the person's may change it).
+    settings: dict[str, Any] | None = None
 
 
 def choose_agent(config: Config) -> Config:
@@ -52,10 +58,22 @@ def choose_agent(config: Config) -> Config:
     found = detect_default(shutil.which)
     if found is None:
         raise NoAgentError(
-            "no supported agent CLI is installed", hint="install one of them:\n" + install_hints()
+            "no supported agent CLI is installed",
+            hint=install_hints() + "\n  To see a complete run first, with a scripted agent and no CLI: "
+            "deepresearch demo",
         )
     config.agent = found
     return config
+
+
+def preflight(config: Config, workdir: Path) -> None:
+    """What would stop the run early, checked before anything is created: every role's agent CLI,
+    a required OS sandbox, the documents named."""
+    check_installed(config, [role.value for role in Role])
+    if config.sandbox == sandbox.SandboxMode.BWRAP:
+        sandbox.decide(config.sandbox, sandbox.probe())  # ConfigError when bubblewrap cannot run
+    if config.documents:
+        expand_documents(config.documents, workdir)  # ConfigError for an entry that names nothing
 
 
 def _move_aside(workspace: Workspace, doc_id: str) -> Path:
@@ -126,26 +144,40 @@ def _display(workspace: Workspace, options: RunOptions, console: Console) -> Liv
     return PlainDisplay(sys.stdout, quiet=options.quiet)
 
 
+def _configure(
+    options: RunOptions, workdir: Path, environ: dict[str, str], request: Request | None
+) -> Config:
+    """The run's configuration: the fixed `settings` (demo), else every layer and the default agent."""
+    if options.settings is not None:
+        return apply_layer(Config(), options.settings, "settings")
+    return choose_agent(run_config(workdir, environ, request, options.flags))
+
+
 def start_run(options: RunOptions, environ: dict[str, str]) -> RunSummary | None:
-    """Everything `deepresearch [-p|-f]` does: returns the run's summary."""
+    """Everything `deepresearch [-p|-f]` does: returns the run's summary. Nothing is created before
+    the request, the configuration and the agent CLIs are known to be usable."""
     if options.interactive and not options.interactive_terminal:
         raise UsageError(
             "--interactive needs a terminal to ask on", hint="run it in a terminal, or drop --interactive"
         )
     workdir = options.workdir.expanduser().resolve()
-    workdir.mkdir(parents=True, exist_ok=True)
+    if workdir.exists() and not workdir.is_dir():
+        raise UsageError(f"{workdir} is a file, not a folder", hint="pass -o a folder for the run")
     workspace = Workspace(workdir)
     console = Console(highlight=False)
     request = read_request(options.prompt, options.file)
-    if request is None and not StateStore(workspace).exists():
-        if not options.interactive_terminal:
-            raise UsageError(
-                "no question given and no terminal to ask one on",
-                hint='use -p "question" or -f input.md (or run in a terminal for interactive mode)',
-            )
+    ask = request is None and not StateStore(workspace).exists()
+    if ask and not options.interactive_terminal:
+        raise UsageError(
+            "no question given and no terminal to ask one on",
+            hint='use -p "question" or -f input.md (or run in a terminal for interactive mode)',
+        )
+    config = _configure(options, workdir, environ, request)
+    preflight(config, workdir)
+    if ask:
         request = Request(_interaction(console, environ, None).ask_question(), {}, "terminal")
-    config = choose_agent(run_config(workdir, environ, request, options.flags))
     doc, resumed = open_document(workspace, request, options, config)
+    workdir.mkdir(parents=True, exist_ok=True)  # only now: a command that fails leaves nothing
     display = _display(workspace, options, console)
     interaction = _interaction(console, environ, display)
     sink = FanOut(EventLog(workspace), display)

@@ -41,11 +41,8 @@ def status(
     problem = task_md_error(workspace) if view.doc is None else None
     if problem is not None:  # nothing to show instead: say what is wrong and where, like a run does
         raise problem
-    if view.doc is None and not view.progress.question:
-        raise UsageError(
-            f"no run in {workspace.root} (no task.md, no logs/events.jsonl)",
-            hint="pass the run's folder: deepresearch status DIR",
-        )
+    if view.doc is None and view.owner_pid is None:  # a live run shows its progress while it plans
+        raise UsageError(*workspace.no_run())  # as `deepresearch check` says
     console = Console(highlight=False)
     if not console.is_terminal:
         console = Console(highlight=False, width=PIPE_WIDTH)  # logs and pipes: do not wrap at 80

@@ -7,10 +7,11 @@ the wrong type is a `ConfigError` that names the key and the file (or variable) 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -236,13 +237,23 @@ def _roles_from(value: Any, source: str) -> dict[str, RoleConfig]:
     roles: dict[str, RoleConfig] = {}
     for role, spec in value.items():
         if role not in ROLES:
-            raise ConfigError(f"roles.{role}", source, f"unknown role; roles are {', '.join(ROLES)}")
+            raise ConfigError(
+                f"roles.{role}",
+                source,
+                f"unknown role; roles are {', '.join(ROLES)}",
+                hint=nearest_hint(role, ROLES),
+            )
         if not isinstance(spec, Mapping):
             raise ConfigError(f"roles.{role}", source, "expected a mapping with agent, model or timeout")
         kwargs: dict[str, Any] = {}
         for key, item in spec.items():
             if key not in ("agent", "model", "timeout"):
-                raise ConfigError(f"roles.{role}.{key}", source, "unknown key; use agent, model or timeout")
+                raise ConfigError(
+                    f"roles.{role}.{key}",
+                    source,
+                    "unknown key; use agent, model or timeout",
+                    hint=nearest_hint(str(key), ("agent", "model", "timeout")),
+                )
             annotation = str | None if key != "timeout" else float | None
             kwargs[key] = _coerce(f"roles.{role}.{key}", item, annotation, source)
         if kwargs.get("agent") is not None and kwargs["agent"] not in AGENT_NAMES:
@@ -276,13 +287,20 @@ def _service_urls_from(value: Any, source: str) -> dict[str, str]:
     return urls
 
 
+def nearest_hint(name: str, known: Iterable[str]) -> str | None:
+    """ "did you mean X?" for the known name nearest to a misspelt one (None when none is near)."""
+    near = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
+    return f"did you mean {near[0]}?" if near else None
+
+
 def apply_layer(config: Config, layer: Mapping[str, Any], source: str) -> Config:
     """A copy of `config` with every key of `layer` checked and applied; errors name key and source."""
     hints = typing.get_type_hints(Config)
     updates: dict[str, Any] = {}
     for key, value in layer.items():
         if key not in hints:
-            raise ConfigError(str(key), source, "unknown setting", hint=f"known settings: {', '.join(hints)}")
+            hint = nearest_hint(str(key), hints) or "every setting is described in docs/input-reference.md"
+            raise ConfigError(str(key), source, "unknown setting", hint=hint)
         if key == "roles":
             merged = dict(config.roles)
             merged.update(_roles_from(value, source))
@@ -352,7 +370,9 @@ def env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
         elif key in hints and key not in ("roles", "backend_args", "search_base_urls", "source_base_urls"):
             layer[key] = value if value != "" else None
         elif key not in ("home", "debug", "workdir", "service", "task", "call", "batch"):  # set for agents
-            raise ConfigError(name, "environment", "unknown setting")
+            near = difflib.get_close_matches(key, list(hints), n=1, cutoff=0.75)
+            hint = f"did you mean {ENV_PREFIX}{near[0].upper()}?" if near else None
+            raise ConfigError(name, "environment", "unknown setting", hint=hint)
     if roles:
         layer["roles"] = roles
     return layer
