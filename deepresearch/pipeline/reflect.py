@@ -24,6 +24,7 @@ from deepresearch.state.model import (
     Verified,
     next_id,
 )  # fmt: skip
+from deepresearch.state.questions import current_question, question_rounds
 
 
 def assess(ctx: RunContext) -> Assessment:
@@ -155,9 +156,11 @@ def reflect(ctx: RunContext) -> Decision:
     doc = ctx.doc
     record_assessment(ctx, assessment)
     weigh_all(ctx)
-    previous = [q.score for q in doc.quality if q.round < round_no]
+    # Rounds and scores of this question only: a follow-up's rules start from its first round.
+    first = current_question(doc).round
+    previous = [q.score for q in doc.quality if first <= q.round < round_no]
     spent = ctx.budget.spent()
-    decision = decide(ctx.config, round_no, assessment, previous, spent)
+    decision = decide(ctx.config, question_rounds(doc, round_no), assessment, previous, spent)
     new_tasks: list[Task] = []
     if not decision.stop:
         new_tasks = plan_next_round(ctx, assessment) + conflict_tasks(ctx, round_no + 1)
