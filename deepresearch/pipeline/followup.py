@@ -6,7 +6,8 @@ Starting one (under the workspace lock, before anything else of the run):
 - the earlier question's report is kept under reports/ with the task.md it was verified against
   (report/kept.py), and its Questions row names it;
 - its usage ledger and search counter move to `.deepresearch/questions/<ID>/`, so the new question's
-  budget starts from nothing and its economy is measured apart (pipeline/economy.py);
+  budget starts from nothing and its economy is measured apart (pipeline/economy.py), and its
+  agents' prompts, briefs, logs and output files to `logs/<ID>/`;
 - tasks it left pending are skipped (they belonged to its question);
 - a Questions row is added with the IDs known at this point, and the run goes back to planning.
 """
@@ -46,6 +47,7 @@ def begin_follow_up(
     earlier = questions[-1]
     earlier.report = keep_report(workspace.root, id_number(earlier.id), earlier.question) or earlier.report
     _set_aside(ledgers, spent_dir(workspace, earlier.id))
+    _set_aside(_agent_logs(workspace), workspace.logs / earlier.id)
     for task in doc.tasks:
         if task.status in (TaskStatus.PENDING, TaskStatus.RUNNING):
             task.status = TaskStatus.SKIPPED
@@ -64,12 +66,23 @@ def begin_follow_up(
     doc.front.termination_reason = ""
     doc.front.complexity = ""
     doc.outline = []  # the follow-up's report gets its own outline from the planner
+    workspace.ensure()  # the log folders just set aside, afresh
     return doc
+
+
+def _agent_logs(workspace: Workspace) -> list[Path]:
+    """What the earlier question's agents left under logs/: prompts, briefs, each call's log and output
+    file (the run-wide logs, events and searches, stay: they are the workspace's history)."""
+    logs = workspace.logs
+    if not logs.is_dir():
+        return []
+    calls = [p for p in logs.iterdir() if p.is_file() and (p.suffix == ".log" or "_result" in p.name)]
+    return [workspace.prompts, workspace.briefs, *sorted(p for p in calls if p != workspace.orchestrator_log)]
 
 
 def _set_aside(paths: Sequence[Path], folder: Path) -> None:
     for path in paths:
-        if path.exists():  # a repeat after a crash finds them moved already
+        if path.exists() and not (folder / path.name).exists():  # a repeat finds them moved already
             folder.mkdir(parents=True, exist_ok=True)
             path.replace(folder / path.name)
 

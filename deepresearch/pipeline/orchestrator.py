@@ -236,7 +236,9 @@ class Orchestrator:
         ctx.doc.front.status = RunStatus.PLANNING
         ctx.save("plan-review")
         if on_plan(ctx):
-            ctx.doc.front.status = RunStatus.RESEARCHING
+            # A follow-up's plan with no new task goes straight to the report.
+            approved = RunStatus.RESEARCHING if question_tasks(ctx.doc) else RunStatus.SYNTHESIZING
+            ctx.doc.front.status = approved
             ctx.save("plan-approved")
 
     def _leave_resumable(self, ctx: RunContext) -> None:

@@ -40,7 +40,8 @@ def assess(ctx: RunContext) -> Assessment:
         today=ctx.today,
         request=doc.request,
         threshold=ctx.config.quality_threshold,
-        max_rounds=ctx.config.max_rounds,
+        # rounds continue across follow-up questions; each question has max_rounds of its own
+        max_rounds=ctx.config.max_rounds + current_question(doc).round - 1,
         breadth=ctx.config.breadth,
         fact_count=len(doc.facts),
         source_count=len(doc.sources),

@@ -155,6 +155,8 @@ def test_a_follow_up_starts_only_from_a_finished_run(tmp_path: Path) -> None:
 def test_starting_a_follow_up_keeps_the_report_and_sets_the_ledgers_aside(tmp_path: Path) -> None:
     workspace = _finished(tmp_path / "ws")
     doc = StateStore(workspace).load()
+    for name in ("prompts/planner.md", "E1.log", "E1_result.md", "orchestrator.log", "events.jsonl"):
+        (workspace.logs / name).write_text(name, encoding="utf-8")
     marks = known_marks(doc)
     now = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
     doc = begin_follow_up(workspace, doc, "And in Spain?\nWith numbers.", now, [workspace.usage_ledger])
@@ -170,6 +172,12 @@ def test_starting_a_follow_up_keeps_the_report_and_sets_the_ledgers_aside(tmp_pa
     assert not workspace.report_md.exists() and not workspace.usage_ledger.exists()
     assert (workspace.private / "questions" / "Q1" / "usage.jsonl").read_text() == '{"role": "planner"}\n'
     assert doc.outline == [] and [d.id for d in doc.dimensions] == ["D1", "D2"]
+    kept_logs = workspace.logs / "Q1"
+    assert sorted(p.relative_to(kept_logs).as_posix() for p in kept_logs.rglob("*.*")) == [
+        "E1.log", "E1_result.md", "prompts/planner.md",
+    ]  # fmt: skip
+    assert (workspace.logs / "orchestrator.log").is_file() and (workspace.logs / "events.jsonl").is_file()
+    assert workspace.prompts.is_dir() and not any(workspace.prompts.iterdir())
 
 
 def test_the_freshness_cutoff() -> None:

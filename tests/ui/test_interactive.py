@@ -77,13 +77,31 @@ def test_clarify_edit_with_an_error_then_approve_and_run(
     child.sendline("a")
     child.expect("research completed", timeout=120)
     child.expect("Ask a follow-up question")
+    child.sendline("And what is alpha, in short?")  # the known facts answer it (the scripted planner)
+    for n in (1, 2, 3):
+        child.expect(f"{n}/3")
+        child.sendline("")
+    child.expect("No new research: the report will be written from what the workspace knows")
+    child.expect(MENU)
+    child.sendline("a")
+    child.expect("research completed", timeout=120)
+    child.expect("Ask a follow-up question")
     child.sendline("")  # none: done
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0, child.before
+    doc = StateStore(Workspace(work)).load()
+    assert len(doc.questions) == 2 and doc.front.status is RunStatus.COMPLETED
+    assert "no new research" in doc.front.termination_reason and [t.id for t in doc.tasks] == ["E1", "E2"]
+    assert (work / doc.questions[0].report).is_file() and (work / "report.md").is_file()
+    executors = [
+        line for line in (work / "logs" / "events.jsonl").read_text().splitlines() if '"E1.call2"' in line
+    ]
+    assert executors == []
 
     assert int((tmp_path / "editor-calls").read_text()) == 2
-    prompt = (work / "logs" / "prompts" / "planner.md").read_text(encoding="utf-8")
+    assert "## What this workspace already knows" in (work / "logs" / "prompts" / "planner.md").read_text()
+    prompt = (work / "logs" / "Q1" / "prompts" / "planner.md").read_text(encoding="utf-8")  # kept
     assert f"Q: {QUESTIONS[0]}\n  A: 2020 to 2025" in prompt
     assert f"Q: {QUESTIONS[2]}\n  A: Northern Europe" in prompt
     assert QUESTIONS[1] not in prompt, "a skipped question is not passed on"
