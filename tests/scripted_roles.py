@@ -70,6 +70,7 @@ def task_rows(workdir: Path, section: str) -> list[list[str]]:
 DEFAULT_PLAN: dict[str, Any] = {
     "complexity": "comparison",
     "language": "en",
+    "languages": [{"code": "en", "reason": "the language of the question"}],
     "dimensions": [
         {"id": "D1", "name": "Facts", "description": "The core facts."},
         {"id": "D2", "name": "Context", "description": "Background and context."},
@@ -89,6 +90,7 @@ DEFAULT_PLAN: dict[str, Any] = {
 FOLLOW_UP_PLAN: dict[str, Any] = {
     "complexity": "simple",
     "language": "en",
+    "languages": [{"code": "en", "reason": "the language of the question"}],
     "dimensions": [],
     "outline": [{"section": "What is known", "dimensions": ["D1"], "questions": "What do the facts say?"}],
     "tasks": [],
@@ -107,13 +109,35 @@ def clarify_output(spec: dict[str, Any]) -> str:
     return dump({"questions": spec.get("questions", ["Which time range?"])})
 
 
+# Words to start a query with, per language (a query under `zh` must be written in Chinese).
+QUERY_WORDS = {"en": "market share", "de": "Marktanteil Deutschland", "fr": "part de marché",
+               "es": "cuota de mercado", "zh": "市场份额", "ja": "市場シェア"}  # fmt: skip
+
+
+def brief_queries(prompt: str) -> list[str]:
+    """The queries the brief in an executor prompt gives, in every language ("- German (de): a; b")."""
+    if "Queries to start from, by language:" not in prompt:
+        return []
+    block = prompt.split("Queries to start from, by language:", 1)[1].split("\n\n", 1)[0]
+    return [q.strip() for line in re.findall(r"^- [^:\n]+: (.+)$", block, re.M) for q in line.split("; ")]
+
+
 def briefs_output(prompt: str) -> str:
-    """The supervisor's briefs: one per task listed under "## Tasks to brief"."""
+    """The supervisor's briefs: one per task listed under "## Tasks to brief", with a query in each
+    language listed under "## Languages to search"."""
     block = prompt.split("## Tasks to brief", 1)[1].split("\n## ", 1)[0]
     ids = re.findall(r"^- ((?:E|C)\d+) ", block, re.M)
+    listed = (
+        prompt.split("## Languages to search", 1)[1].split("\n## ", 1)[0]
+        if "## Languages to search" in prompt
+        else ""
+    )
+    codes = re.findall(r"^- [^\n(]*\((\w+)\)", listed, re.M)
     briefs = [
-        {"task": t, "brief": f"Goal: answer task {t} from primary sources; stop when done."} for t in ids
-    ]
+        {"task": t, "brief": f"Goal: answer task {t} from primary sources; stop when done.",
+         "queries": {code: [f"{t} {QUERY_WORDS.get(code, code)}"] for code in codes}}
+        for t in ids
+    ]  # fmt: skip
     return dump({"briefs": briefs})
 
 

@@ -266,6 +266,7 @@ def describe(record: SourceRecord) -> str:
         f"  {record.status} {record.kind} (HTTP {record.http_status}, {record.content_type}) · "
         f"type: {record.source_type} · published: {record.published or 'unknown'} · "
         f"fetched: {record.fetched} · weight: {record.weight}"
+        + (f" · language: {record.language}" if record.language else "")
     )
     lines += _metadata_lines(record)
     lines.append(f"  text:      {record.archive}")

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from deepresearch.contracts.yamlfile import id_list, read_yaml_output
-from deepresearch.state.model import Dimension, OutlineSection, Priority, Task
+from deepresearch.core.languages import language_code
+from deepresearch.state.model import Dimension, OutlineSection, PlannedLanguage, Priority, Task
 
 COMPLEXITIES = ("simple", "comparison", "analytical")
 _TASK_ID = re.compile(r"^E\d+$")
@@ -22,6 +23,7 @@ class PlanOutput:
     outline: list[OutlineSection] = field(default_factory=list)
     tasks: list[Task] = field(default_factory=list)
     language: str = ""
+    languages: list[PlannedLanguage] = field(default_factory=list)  # to search in, with reasons
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,34 @@ def _outline(raw: Any, dim_ids: set[str], problems: list[str]) -> list[OutlineSe
     return sections
 
 
+def _languages(raw: Any, problems: list[str]) -> list[PlannedLanguage]:
+    """The languages worth searching, each with its reason."""
+    if not isinstance(raw, list) or not raw:
+        problems.append(
+            "languages: expected a non-empty list of {code, reason}: the languages worth searching in, "
+            "the question's first"
+        )
+        return []
+    out: list[PlannedLanguage] = []
+    for n, item in enumerate(raw, 1):
+        if not isinstance(item, dict) or not str(item.get("code") or "").strip():
+            problems.append(f"languages item {n}: expected a mapping with code (such as de) and reason")
+            continue
+        try:
+            code = language_code(str(item["code"]))
+        except ValueError as exc:
+            problems.append(f"languages item {n}: {exc}")
+            continue
+        reason = " ".join(str(item.get("reason") or "").split())
+        if not reason:
+            problems.append(f"languages item {n} ({code}): give the reason it is worth searching in")
+        elif any(p.code == code for p in out):
+            problems.append(f"languages item {n}: {code} is listed twice")
+        else:
+            out.append(PlannedLanguage(code, reason))
+    return out
+
+
 def _tasks(
     raw: Any, dim_ids: set[str], max_tasks: int, problems: list[str], known: KnownPlan | None = None
 ) -> list[Task]:
@@ -162,9 +192,11 @@ def parse_plan(
     dim_ids = {d.id for d in dims} | set(known.dimensions if known is not None else ())
     outline = _outline(data.get("outline"), dim_ids, problems)
     tasks = _tasks(data.get("tasks"), dim_ids, max_tasks, problems, known)
+    languages = _languages(data.get("languages"), problems)
     if problems:
         return None, problems
-    return PlanOutput(complexity, dims, outline, tasks, str(data.get("language", "")).strip()), []
+    language = str(data.get("language", "")).strip()
+    return PlanOutput(complexity, dims, outline, tasks, language, languages), []
 
 
 def parse_clarify(path: Path) -> tuple[ClarifyOutput | None, list[str]]:

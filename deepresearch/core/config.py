@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from deepresearch.core.errors import ConfigError
+from deepresearch.core.languages import parse_choice
 from deepresearch.core.roles import ROLE_NAMES, TRAITS, Role
 
 AGENT_NAMES = ("copilot", "claude", "gemini", "codex", "custom")
@@ -62,6 +63,8 @@ class Config:
     max_cost_usd: float | None = None
     max_minutes: float | None = None
     language: str | None = None  # report language; default: the language of the question
+    # languages to search (core/languages.py): exactly these, or +de / -fr to change the planner's
+    languages: list[str] = field(default_factory=list)
     time_scope: str | None = None
     geography: str | None = None
     source_requirements: str | None = None
@@ -220,6 +223,11 @@ def _check_range(key: str, value: Any, source: str) -> None:
         raise ConfigError(key, source, f"must be between 0 and 10, got {value!r}")
     if key == "sandbox_paths" and (relative := [v for v in value if not Path(v).expanduser().is_absolute()]):
         raise ConfigError(key, source, f"must be absolute paths (or start with ~), got {', '.join(relative)}")
+    if key == "languages":
+        try:
+            parse_choice(value)
+        except ValueError as exc:
+            raise ConfigError(key, source, str(exc), hint="for example: languages: [en, zh, +de]") from None
     if key == "search_providers" and set(value) - set(SEARCH_PROVIDERS):
         unknown = ", ".join(sorted(set(value) - set(SEARCH_PROVIDERS)))
         raise ConfigError(key, source, f"unknown provider {unknown}; known: {', '.join(SEARCH_PROVIDERS)}")
@@ -298,6 +306,8 @@ def apply_layer(config: Config, layer: Mapping[str, Any], source: str) -> Config
             continue
         if key == "documents" and isinstance(value, str):
             value = [value]  # one path (which may hold spaces), not a list of words
+        if key == "languages" and isinstance(value, str):
+            value = value.replace(",", " ").split()  # languages: en, de
         coerced = _coerce(key, value, hints[key], source)
         if coerced is None and key in CEILING_KEYS:
             coerced = 0  # `max_agent_calls: null` meant "no limit" before ceilings had defaults

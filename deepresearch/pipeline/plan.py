@@ -7,8 +7,10 @@ from dataclasses import dataclass
 from deepresearch.contracts.plan import ClarifyOutput, PlanOutput
 from deepresearch.core.errors import AgentError
 from deepresearch.core.events import Notice, PhaseFinished, PhaseStarted
+from deepresearch.core.languages import describe, parse_choice
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.known import known_base, known_plan
+from deepresearch.pipeline.languages import question_language, settle
 from deepresearch.pipeline.prompts import render_prompt
 from deepresearch.pipeline.roles import CLARIFY, PLANNER
 from deepresearch.pipeline.step import output_file, run_step
@@ -73,6 +75,8 @@ def plan(ctx: RunContext, answers: list[Answer] | None = None, feedback: str = "
         max_tasks=ctx.config.max_tasks,
         language=ctx.config.language or "",
         known=known_base(ctx.doc, ctx.config.freshness_days, ctx.clock()),
+        question_language=describe(code) if (code := question_language(ctx.doc.request)) else "",
+        languages_setting=language_setting(ctx),
     )
     step = run_step(ctx, PLANNER, prompt)
     if step.value is None:
@@ -90,11 +94,27 @@ def plan(ctx: RunContext, answers: list[Answer] | None = None, feedback: str = "
     return step.value
 
 
+def language_setting(ctx: RunContext) -> str:
+    """What the person said about the languages to search (`languages:`), for the planner."""
+    choice = parse_choice(ctx.config.languages)
+    parts = []
+    if choice.exact:
+        parts.append(f"search in exactly these: {', '.join(map(describe, choice.exact))}")
+    if choice.add:
+        parts.append(f"search also in {', '.join(map(describe, choice.add))}")
+    if choice.remove:
+        parts.append(f"do not search in {', '.join(map(describe, choice.remove))}")
+    return "; ".join(parts)
+
+
 def install_plan(ctx: RunContext, result: PlanOutput) -> None:
-    """Write the plan into the document and save it. A follow-up's plan adds to the knowledge base
-    (replacing only what an earlier plan for the same question added); with no new task the
-    follow-up goes straight to the report."""
+    """Write the plan into the document (the person's language choice applied) and save it. A
+    follow-up's plan adds to the knowledge base (replacing only what an earlier plan for the same
+    question added); with no new task the follow-up goes straight to the report."""
     doc = ctx.doc
+    doc.front.languages = settle(result.languages, doc.request, parse_choice(ctx.config.languages))
+    if not doc.front.languages:
+        ctx.sink(Notice("the languages setting leaves no language to search in: none is checked", "warning"))
     first = current_question(doc).round
     known = known_plan(doc)
     keep_dims = set(known.dimensions) if known is not None else set()

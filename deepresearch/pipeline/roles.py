@@ -17,7 +17,7 @@ from deepresearch.contracts.execute import ExecutorOutput, parse_executor
 from deepresearch.contracts.plan import ClarifyOutput, PlanOutput, parse_clarify, parse_plan
 from deepresearch.contracts.reflect import Assessment, parse_assessment
 from deepresearch.contracts.report import parse_analysis, parse_report
-from deepresearch.contracts.supervise import parse_briefs
+from deepresearch.contracts.supervise import Brief, parse_briefs
 from deepresearch.contracts.verify import parse_verdicts
 from deepresearch.core.roles import Role
 from deepresearch.evidence.support import Verdict
@@ -94,9 +94,10 @@ PLANNER: RoleSpec[PlanOutput] = RoleSpec(
     Role.PLANNER, "planner", "planner",
     lambda c, s: lambda p: parse_plan(p, c.config.max_tasks, known_plan(c.doc)),
 )  # fmt: skip
-SUPERVISOR: RoleSpec[dict[str, str]] = RoleSpec(
-    Role.SUPERVISOR, "supervisor", "supervisor", lambda c, s: lambda p: parse_briefs(p, list(s.task_ids))
-)
+SUPERVISOR: RoleSpec[dict[str, Brief]] = RoleSpec(
+    Role.SUPERVISOR, "supervisor", "supervisor",
+    lambda c, s: lambda p: parse_briefs(p, list(s.task_ids), [lang.code for lang in c.doc.front.languages]),
+)  # fmt: skip
 # A fact whose statement gives a number its quote lacks goes back once (pipeline/fact_grounding.py).
 EXECUTOR: RoleSpec[ExecutorOutput] = RoleSpec(
     Role.EXECUTOR, "executor", "executor",

@@ -7,13 +7,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import quote
 
+from deepresearch.core.languages import describe
+from deepresearch.core.workspace import Workspace
 from deepresearch.report.archives import archive_path
 from deepresearch.report.blocks import strip_generated_sections
 from deepresearch.report.check import Violation
 from deepresearch.report.citations import cited_in_order
 from deepresearch.report.measures import ReportMeasures, measure
 from deepresearch.report.places import entry_details
-from deepresearch.report.stats import citation_stats, format_ages, share
+from deepresearch.report.stats import citation_stats, format_ages, language_shares, share
+from deepresearch.search.searchlog import query_languages, read_search_log
 from deepresearch.state.model import Fact, Source, TaskDoc
 from deepresearch.state.questions import asked_in, current_question, is_follow_up
 
@@ -103,7 +106,20 @@ def _claims_text(report: ReportMeasures) -> str:
     return f"{text} · {' · '.join(parts)}"
 
 
-def _statistics(doc: TaskDoc, cited: list[str], report: ReportMeasures) -> list[str]:
+def _languages_text(doc: TaskDoc, cited: list[str], workspace_root: Path) -> str:
+    """The method note on languages: per language, the queries made in it and the sources it gave."""
+    planned = [p.code for p in doc.front.languages]
+    queries = query_languages(read_search_log(Workspace(workspace_root)), planned)
+    parts = []
+    for lang in language_shares(doc, cited, queries):
+        name = describe(lang.code) if lang.code else "language unknown"
+        plural = "y" if lang.queries == 1 else "ies"
+        counts = f"{lang.sources} source{'s' * (lang.sources != 1)} ({lang.cited} cited)"
+        parts.append(f"{name}: {lang.queries} quer{plural}, {counts}" if lang.code else f"{name}: {counts}")
+    return md_escape(" · ".join(parts)) if parts else "none recorded"
+
+
+def _statistics(doc: TaskDoc, cited: list[str], report: ReportMeasures, workspace_root: Path) -> list[str]:
     st, m = citation_stats(doc, cited), report.measures
     cited_age, all_age = format_ages(st.median_age_days_cited, st.median_age_days_all)
     verified = share(st.facts_verified, st.facts_total)
@@ -116,6 +132,7 @@ def _statistics(doc: TaskDoc, cited: list[str], report: ReportMeasures) -> list[
         ("Single-source claims", share(st.single_source_facts, st.facts_total, "facts")),
         ("Numbers grounded", share(m.numbers_grounded, m.numbers_total, "numbers")),
         ("Distinct domains", f"{st.domains_cited} cited · {st.domains_total} in total"),
+        ("Languages searched", _languages_text(doc, cited, workspace_root)),
         ("Authority mix (cited)", _mix_text(st.authority_cited)),
         ("Authority mix (all)", _mix_text(st.authority_all)),
         ("Median source age (cited)", cited_age),
@@ -142,7 +159,7 @@ def render_references(report_text: str, doc: TaskDoc, workspace_root: Path) -> s
     lines += [
         f"- {reference_entry(s, workspace_root, doc.facts, origins.get(s.id, ''))}" for s in others
     ] or ["None."]
-    statistics = _statistics(doc, cited, measure(body, doc, workspace_root))
+    statistics = _statistics(doc, cited, measure(body, doc, workspace_root), workspace_root)
     if origins:
         reused = sum(origins.get(i, "").startswith("reused") for i in cited)
         statistics.append(f"| Sources reused from earlier questions | {share(reused, len(cited))} |")

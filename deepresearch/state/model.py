@@ -81,6 +81,14 @@ class GapStatus(StrEnum):
 
 
 @dataclass
+class PlannedLanguage:
+    """A language the research searches in (a code such as `de`), and why it matters."""
+
+    code: str
+    reason: str = ""
+
+
+@dataclass
 class FrontMatter:
     id: str
     question: str
@@ -93,6 +101,7 @@ class FrontMatter:
     settings: dict[str, Any] = field(default_factory=dict)  # run settings (thresholds, limits, budget)
     termination_reason: str = ""
     complexity: str = ""  # planner's judgement: simple | comparison | analytical
+    languages: list[PlannedLanguage] = field(default_factory=list)  # planned, with reasons; [] = none yet
 
 
 @dataclass
@@ -166,6 +175,7 @@ class Source:
     sha256: str = ""
     copy_of: str = ""  # the source whose main text this one repeats (counted once as support)
     flags: list[str] = field(default_factory=list)  # e.g. suspicious (instructions aimed at AI agents)
+    language: str = ""  # of its archived text, detected by code (core/langdetect.py); "" = unknown
 
 
 @dataclass

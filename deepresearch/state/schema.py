@@ -20,6 +20,7 @@ from deepresearch.state.cells import (
     id_codec,
     id_list_codec,
     int_codec,
+    language_codec,
     sha256_codec,
     text_codec,
 )
@@ -166,6 +167,7 @@ TABLES: tuple[TableSpec, ...] = (
                 "Copy of", "copy_of", id_codec(SOURCE_ID, "a source ID (S<nn>)", optional=True), optional=True
             ),
             _col("Flags", "flags", id_list_codec(), optional=True),
+            _col("Language", "language", language_codec(), optional=True),
         ),
         "id",
     ),

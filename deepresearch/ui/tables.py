@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
+from deepresearch.core.languages import language_name
 from deepresearch.pipeline.progress import RunProgress, TaskTiming
 from deepresearch.state.model import TaskDoc
 from deepresearch.state.questions import current_question
@@ -38,6 +39,17 @@ def dimensions_table(doc: TaskDoc) -> Table:
     table.add_column("Description")
     for dim in doc.dimensions:
         table.add_row(dim.id, dim.name, dim.description)
+    return table
+
+
+def languages_table(doc: TaskDoc) -> Table:
+    """The languages the research searches in, and why each."""
+    table = Table(title="Languages to search", title_justify="left", expand=False)
+    table.add_column("Code", no_wrap=True)
+    table.add_column("Language", no_wrap=True)
+    table.add_column("Why")
+    for planned in doc.front.languages:
+        table.add_row(planned.code, language_name(planned.code), planned.reason)
     return table
 
 

@@ -37,7 +37,10 @@ def write(tmp_path: Path, text: str) -> Path:
 
 
 def test_a_follow_up_plan_may_add_nothing(tmp_path: Path) -> None:
-    text = "---\ncomplexity: simple\ndimensions: []\noutline:\n  - {section: Size, dimensions: [D1]}\ntasks: []\n---\n"
+    text = (
+        "---\ncomplexity: simple\nlanguages: [{code: en, reason: the question's}]\ndimensions: []\n"
+        "outline:\n  - {section: Size, dimensions: [D1]}\ntasks: []\n---\n"
+    )
     plan, problems = parse_plan(write(tmp_path, text), 6, KNOWN)
     assert problems == [] and plan is not None and (plan.tasks, plan.dimensions) == ([], [])
     _, problems = parse_plan(write(tmp_path, text), 6)  # a first question needs tasks
@@ -47,6 +50,7 @@ def test_a_follow_up_plan_may_add_nothing(tmp_path: Path) -> None:
 def test_a_follow_up_plan_adds_only_new_ids_and_may_build_on_known_tasks(tmp_path: Path) -> None:
     text = """---
 complexity: comparison
+languages: [{code: en, reason: the question's}]
 dimensions:
   - {id: D2, name: Cost again, description: x}
   - {id: D3, name: Spain, description: y}

@@ -198,3 +198,35 @@ def test_without_a_terminal_there_is_no_asking(tmp_path: Path, clean_env: dict[s
     forced = run(["-p", "What is alpha?", "-o", "ws", "--agent", "custom", "--interactive"])
     assert forced.returncode == 2 and "--interactive needs a terminal" in forced.stderr
     assert not (tmp_path / "ws" / "task.md").exists()
+
+
+def test_the_person_changes_the_languages_and_a_revised_plan_keeps_the_change(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
+    work = tmp_path / "ws"
+    work.mkdir()
+    write_workspace_config(work)
+    env = interactive_env(tmp_path, clean_env, pages)
+    child = spawn(["-p", "What is alpha?", "-o", str(work), "--interactive"], env, tmp_path)
+    for n in (1, 2, 3):
+        child.expect(f"{n}/3")
+        child.sendline("")
+    child.expect("Languages to search")  # the plan's languages, shown with the plan
+    child.expect(MENU)
+    child.sendline("l")
+    child.expect(r"\+de adds German")
+    child.sendline("+Klingon")
+    child.expect("'Klingon' is not a known language")
+    child.sendline("+de -en")
+    child.expect(r"German\s+│\s+asked for by the person")
+    child.expect(MENU)
+    child.sendline("r")
+    child.expect("What should the planner change")
+    child.sendline("Shorter task titles.")
+    child.expect(MENU)
+    child.sendline("q")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    doc = StateStore(Workspace(work)).load()
+    assert [(p.code, p.reason) for p in doc.front.languages] == [("de", "asked for by the person")]
