@@ -20,8 +20,9 @@ from deepresearch.core.errors import StateError, UsageError
 from deepresearch.core.process import run_in_terminal
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.languages import apply_choice
-from deepresearch.pipeline.plan import Answer, clarify, plan
+from deepresearch.pipeline.plan import Answer, clarify, plan, question_tasks
 from deepresearch.state.model import RunStatus
+from deepresearch.state.questions import is_follow_up
 from deepresearch.ui.tables import dimensions_table, languages_table, outline_table, plan_dag_table
 
 CHOICES = {"a": "approve", "e": "edit", "l": "languages", "r": "revise", "q": "quit"}
@@ -189,4 +190,6 @@ def show_plan(console: Console, ctx: RunContext) -> None:
     if doc.outline:
         console.print(outline_table(doc))
     console.print(plan_dag_table(doc))
+    if is_follow_up(doc) and not question_tasks(doc):
+        console.print("No new research: the report will be written from what the workspace knows.")
     console.print(f"(the plan is in {ctx.workspace.task_md})")

@@ -31,6 +31,8 @@ Examples:
 
   deepresearch -o runs/heat-pumps            (resume an unfinished run)
 
+  deepresearch -p "And in Spain?" -o runs/heat-pumps --follow-up   (reuse its sources, research what is new)
+
   deepresearch status runs/heat-pumps        (progress of a running or finished run)
 
   deepresearch batch questions.txt -o runs/watch --jobs 3   (many questions; then export / report)
@@ -95,6 +97,22 @@ def main_command(
     new: Annotated[
         bool, typer.Option("--new", help="Start over: move the previous run aside (nothing is deleted).")
     ] = False,
+    follow_up: Annotated[
+        bool,
+        typer.Option(
+            "--follow-up",
+            help="Ask the question as a follow-up in the workspace's finished run: its sources and facts "
+            "are reused, only what is new or stale is researched, the earlier report is kept in reports/.",
+        ),
+    ] = False,
+    freshness_days: Annotated[
+        float | None,
+        typer.Option(
+            "--freshness-days",
+            help="Follow-ups: a source archived more than this many days ago is stale and may be archived "
+            "again (default 30; 0: every earlier source).",
+        ),
+    ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve the plan without asking.")] = False,
     interactive: Annotated[
         bool,
@@ -135,6 +153,7 @@ def main_command(
         "mode": mode,
         "effort": effort,
         "language": language,
+        "freshness_days": freshness_days,
         # Relative to where the command runs, as a person typing the path means it.
         "documents": [str(Path.cwd() / Path(d).expanduser()) for d in documents] if documents else None,
     }
@@ -145,6 +164,7 @@ def main_command(
         flags=flags,
         resume=resume,
         new=new,
+        follow_up=follow_up,
         yes=yes,
         quiet=quiet,
         pdf=pdf,

@@ -19,7 +19,9 @@ PIPE_WIDTH = 200
 def register(app: typer.Typer) -> None:
     """Add the `status` subcommand to the app."""
     app.command(
-        "status", help="Show the progress of a running or finished run (from task.md and logs/events.jsonl)."
+        "status",
+        help="Show the progress of a running or finished run (from task.md and logs/events.jsonl), the "
+        "questions asked in the workspace and the latest report's measures.",
     )(status)
 
 
@@ -46,4 +48,4 @@ def status(
     console = Console(highlight=False)
     if not console.is_terminal:
         console = Console(highlight=False, width=PIPE_WIDTH)  # logs and pipes: do not wrap at 80
-    console.print(render_view(view, with_summary=True, batches=True))
+    console.print(render_view(view, with_summary=True, batches=True, questions=True))

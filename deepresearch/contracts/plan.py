@@ -26,6 +26,21 @@ class PlanOutput:
     languages: list[PlannedLanguage] = field(default_factory=list)  # to search in, with reasons
 
 
+@dataclass(frozen=True)
+class KnownPlan:
+    """A follow-up's planner starts from a knowledge base: the dimensions (ID → name) and task IDs
+    it holds. Its plan lists only new dimensions and tasks (IDs not in use); known dimensions are
+    named by ID; a follow-up that needs no new research has no tasks at all."""
+
+    dimensions: dict[str, str] = field(default_factory=dict)
+    tasks: frozenset[str] = frozenset()
+
+    def next_id(self, prefix: str) -> str:
+        """The first free ID of a family (D or E)."""
+        ids = [i for i in (self.dimensions if prefix == "D" else self.tasks) if i.startswith(prefix)]
+        return f"{prefix}{max((int(i[1:]) for i in ids if i[1:].isdigit()), default=0) + 1}"
+
+
 @dataclass
 class ClarifyOutput:
     questions: list[str] = field(default_factory=list)
@@ -39,7 +54,9 @@ def _priority(value: Any, where: str, problems: list[str]) -> Priority:
         return Priority.MEDIUM
 
 
-def _dimensions(raw: Any, problems: list[str]) -> list[Dimension]:
+def _dimensions(raw: Any, problems: list[str], known: KnownPlan | None = None) -> list[Dimension]:
+    if known is not None and raw in (None, []):
+        return []  # a follow-up may need no new dimension
     if not isinstance(raw, list) or not raw:
         problems.append("dimensions: expected a non-empty list of {id, name, description}")
         return []
@@ -51,6 +68,11 @@ def _dimensions(raw: Any, problems: list[str]) -> list[Dimension]:
         dim_id = str(item.get("id") or f"D{n}").strip()
         if not _DIM_ID.match(dim_id):
             problems.append(f"dimensions item {n}: id must look like D1, D2 ..., got {dim_id!r}")
+        elif known is not None and dim_id in known.dimensions:
+            problems.append(
+                f"dimensions item {n}: {dim_id} is already a dimension ({known.dimensions[dim_id]}); list only "
+                f"new dimensions, numbered from {known.next_id('D')}, and name known ones by their ID"
+            )
         dims.append(Dimension(dim_id, str(item["name"]).strip(), str(item.get("description", "")).strip()))
     return dims
 
@@ -105,7 +127,11 @@ def _languages(raw: Any, problems: list[str]) -> list[PlannedLanguage]:
     return out
 
 
-def _tasks(raw: Any, dim_ids: set[str], max_tasks: int, problems: list[str]) -> list[Task]:
+def _tasks(
+    raw: Any, dim_ids: set[str], max_tasks: int, problems: list[str], known: KnownPlan | None = None
+) -> list[Task]:
+    if known is not None and raw in (None, []):
+        return []  # everything the follow-up needs is known: no new research
     if not isinstance(raw, list) or not raw:
         problems.append("tasks: expected a non-empty list of {id, task, dimensions, priority, depends}")
         return []
@@ -122,6 +148,11 @@ def _tasks(raw: Any, dim_ids: set[str], max_tasks: int, problems: list[str]) -> 
         where = f"task {task_id}"
         if not _TASK_ID.match(task_id):
             problems.append(f"tasks item {n}: id must look like E1, E2 ..., got {task_id!r}")
+        elif known is not None and task_id in known.tasks:
+            problems.append(
+                f"tasks item {n}: {task_id} is a task of an earlier question; number new tasks from "
+                f"{known.next_id('E')}"
+            )
         dims = id_list(item.get("dimensions"))
         if not dims:
             problems.append(f"{where}: dimensions must name at least one of the dimensions")
@@ -134,17 +165,21 @@ def _tasks(raw: Any, dim_ids: set[str], max_tasks: int, problems: list[str]) -> 
         task.depends = id_list(item.get("depends"))
         tasks.append(task)
     ids = [t.id for t in tasks]
+    done = known.tasks if known is not None else frozenset()
     for task in tasks:
         if ids.count(task.id) > 1:
             problems.append(f"task {task.id}: the id is used more than once")
         for dep in task.depends:
-            if dep not in ids or dep == task.id:
+            if (dep not in ids and dep not in done) or dep == task.id:
                 problems.append(f"task {task.id}: depends on {dep}, which is not another task in the list")
     return tasks
 
 
-def parse_plan(path: Path, max_tasks: int) -> tuple[PlanOutput | None, list[str]]:
-    """The plan in the planner's output file, or None and the problems to send back."""
+def parse_plan(
+    path: Path, max_tasks: int, known: KnownPlan | None = None
+) -> tuple[PlanOutput | None, list[str]]:
+    """The plan in the planner's output file, or None and the problems to send back; `known`: the
+    knowledge base a follow-up's plan adds to (see `KnownPlan`)."""
     data, _notes, problems = read_yaml_output(path)
     if data is None:
         return None, problems
@@ -153,10 +188,10 @@ def parse_plan(path: Path, max_tasks: int) -> tuple[PlanOutput | None, list[str]
         problems.append(
             f"complexity: must be one of {', '.join(COMPLEXITIES)}, got {data.get('complexity')!r}"
         )
-    dims = _dimensions(data.get("dimensions"), problems)
-    dim_ids = {d.id for d in dims}
+    dims = _dimensions(data.get("dimensions"), problems, known)
+    dim_ids = {d.id for d in dims} | set(known.dimensions if known is not None else ())
     outline = _outline(data.get("outline"), dim_ids, problems)
-    tasks = _tasks(data.get("tasks"), dim_ids, max_tasks, problems)
+    tasks = _tasks(data.get("tasks"), dim_ids, max_tasks, problems, known)
     languages = _languages(data.get("languages"), problems)
     if problems:
         return None, problems

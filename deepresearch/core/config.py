@@ -110,6 +110,9 @@ class Config:
     # evidence
     verify_support: str = "always"  # always: the verifier role judges facts and report sentences | never
     copy_threshold: float = 0.85  # main-text similarity from which a source is a copy of an earlier one
+    # follow-up questions: a source archived more than this many days before the question was asked
+    # is stale, and a task that needs its current version archives it again (0: always)
+    freshness_days: float = 30.0
 
     def role(self, name: str) -> RoleConfig:
         """The effective agent, model and timeout for a role: its own override, else the role it
@@ -152,7 +155,7 @@ _NON_NEGATIVE = {
     "min_tier1_sources",
 }
 _NON_NEGATIVE |= {"weight_completeness", "weight_depth", "weight_reliability", "weight_actionability"}
-_NON_NEGATIVE |= {"max_figures"}
+_NON_NEGATIVE |= {"max_figures", "freshness_days"}
 # The run's ceilings: 0 means no limit; an explicit null (the old way to say so) is read as 0.
 CEILING_KEYS = ("max_agent_calls", "max_searches", "max_cost_usd", "max_minutes")
 _NON_NEGATIVE |= set(CEILING_KEYS)

@@ -87,9 +87,22 @@ DEFAULT_PLAN: dict[str, Any] = {
 }  # fmt: skip
 
 
-def plan_output(spec: dict[str, Any]) -> str:
-    """The planner's plan: the default two-task plan with `spec`'s keys replacing its parts."""
-    return dump({key: spec.get(key, value) for key, value in DEFAULT_PLAN.items()})
+# A follow-up's default plan: the known facts answer it (no new dimension, no task).
+FOLLOW_UP_PLAN: dict[str, Any] = {
+    "complexity": "simple",
+    "language": "en",
+    "languages": [{"code": "en", "reason": "the language of the question"}],
+    "dimensions": [],
+    "outline": [{"section": "What is known", "dimensions": ["D1"], "questions": "What do the facts say?"}],
+    "tasks": [],
+}
+
+
+def plan_output(spec: dict[str, Any], prompt: str = "") -> str:
+    """The planner's plan: the default two-task plan (a follow-up's: nothing new) with `spec`'s keys
+    replacing its parts."""
+    base = FOLLOW_UP_PLAN if "## What this workspace already knows" in prompt else DEFAULT_PLAN
+    return dump({key: spec.get(key, value) for key, value in base.items()})
 
 
 def clarify_output(spec: dict[str, Any]) -> str:

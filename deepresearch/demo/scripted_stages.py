@@ -37,6 +37,26 @@ def table(workdir: Path, section: str) -> list[list[str]]:
     return rows[1:]
 
 
+def records(workdir: Path, section: str) -> list[dict[str, str]]:
+    """The rows of one pipe table of task.md as {column header: cell}."""
+    text = (workdir / "task.md").read_text(encoding="utf-8")
+    match = re.search(rf"^## {section}\s*$(.*?)(?=^## |\Z)", text, re.M | re.S)
+    lines = [line for line in (match.group(1) if match else "").splitlines() if line.startswith("|")]
+    cells = [[c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))] for line in lines]
+    return [dict(zip(cells[0], row, strict=True)) for row in cells[2:]] if len(cells) > 1 else []
+
+
+def _outline_facts(workdir: Path) -> set[str]:
+    """The facts a report on the outline draws on: those of tasks (or naming dimensions) in its sections."""
+    wanted = {d for row in records(workdir, "Outline") for d in _ids(row["Dimensions"])}
+    tasks = {row["ID"]: set(_ids(row["Dimensions"])) for row in records(workdir, "Research DAG")}
+    return {
+        row["ID"]
+        for row in records(workdir, "Facts")
+        if (set(_ids(row.get("Dimensions", ""))) or tasks.get(row["Task"], set())) & wanted
+    }
+
+
 def _ids(cell: str) -> list[str]:
     return [part.strip() for part in cell.split(",") if part.strip() and part.strip() != "-"]
 
@@ -121,6 +141,10 @@ def report_output(spec: dict[str, Any], workdir: Path, repair: bool, prompt: str
     facts = table(workdir, "Facts")
     dims = {row[0]: set(_ids(row[2])) for row in table(workdir, "Research DAG")}
     sentence = {row[0]: f"{row[1].rstrip('.')} {_cites(row[2])}." for row in facts}
+    if spec.get("outline_only"):  # a follow-up's report: only what its outline draws on
+        wanted = _outline_facts(workdir)
+        facts = [row for row in facts if row[0] in wanted]
+        sentence = {k: v for k, v in sentence.items() if k in wanted}
     lines = [f"# Report: {title}", "", "## Executive summary", "", *sentence.values()]
     figures = [
         line

@@ -27,6 +27,7 @@ from deepresearch.core.events import (
 from deepresearch.pipeline.batches import CallInfo, absorb, harvest, recover
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.evidence import collect
+from deepresearch.pipeline.known import known_sources
 from deepresearch.pipeline.languages import language_lines, statement_language, task_languages
 from deepresearch.pipeline.novelty import RULES
 from deepresearch.pipeline.prompts import render_prompt
@@ -36,6 +37,7 @@ from deepresearch.pipeline.step import StepOutcome, output_file, run_step
 from deepresearch.pipeline.supervise import read_brief
 from deepresearch.pipeline.taskledger import TaskLedger, TaskProgress
 from deepresearch.state.model import Task, TaskStatus
+from deepresearch.state.questions import is_follow_up
 from deepresearch.state.schedule import dispatch_order
 
 Outcome = StepOutcome[ExecutorOutput]
@@ -88,6 +90,8 @@ def executor_prompt(
         search_command=ctx.tool_command("search"),
         archive_command=ctx.tool_command("archive"),
         provided=[s for s in doc.sources if s.type == "provided"],
+        follow_up=is_follow_up(doc),
+        known_sources=known_sources(doc, task.dimensions, ctx.config.freshness_days, ctx.clock()),
         languages=language_lines(doc.front.languages),
         statement_language=statement_language(ctx.config.language, doc.request),
     )

@@ -8,6 +8,7 @@ from rich.text import Text
 from deepresearch.core.languages import language_name
 from deepresearch.pipeline.progress import RunProgress, TaskTiming
 from deepresearch.state.model import TaskDoc
+from deepresearch.state.questions import current_question
 
 STATUS_STYLE = {
     "pending": "dim",
@@ -64,11 +65,13 @@ def outline_table(doc: TaskDoc) -> Table:
 
 
 def plan_dag_table(doc: TaskDoc) -> Table:
-    """The research DAG as planned: ID, task, dimensions, priority, depends."""
+    """The research DAG as planned for the current question (a follow-up's new tasks only): ID,
+    task, dimensions, priority, depends."""
     table = Table(title="Research DAG", title_justify="left")
     for name in ("ID", "Task", "Dimensions", "Priority", "Depends"):
         table.add_column(name, no_wrap=name != "Task")
-    for task in doc.tasks:
+    first = current_question(doc).round
+    for task in (t for t in doc.tasks if t.round >= first):
         table.add_row(
             task.id,
             task.title,

@@ -61,7 +61,7 @@ def test_a_person_may_write_names_or_a_plain_list() -> None:
         ("languages: {}", "languages: [en, English]", "task.md:11: front matter: languages lists en twice"),
         ("languages: {}", "languages: German", "task.md:11: front matter: languages must be a mapping"),
         ("| - | - | - |\n\n## Conflicts", "| - | - | Elvish |\n\n## Conflicts",
-         "task.md:51: Sources row S01: Language 'Elvish' is not a known language"),
+         "task.md:57: Sources row S01: Language 'Elvish' is not a known language"),
     ],
 )  # fmt: skip
 def test_a_bad_language_names_its_line(old: str, new: str, message: str) -> None:
