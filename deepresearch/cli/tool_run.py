@@ -1,4 +1,4 @@
-"""What `deepresearch search`, `archive` and the agents' self-check do and print, without typer.
+"""What `deepresearch search` and `deepresearch archive` do and print, without typer.
 
 Both front ends call these: the full CLI (`search_cmd.py`, `archive_cmd.py`) and the lean entry the
 tool scripts of a run use (`tools.py`, which starts without typer). Inside an agent of a run
@@ -8,8 +8,10 @@ tool scripts of a run use (`tools.py`, which starts without typer). Inside an ag
   providers' keys, which agents never get.
 - archive: if the service cannot be reached, it archives here (with a warning) when it may write the
   workspace's archives; inside the OS sandbox it may not, and fails (exit 12).
-- check (the self-check, agents only): the run's checks of the caller's own output file; the problems
-  with their lines on stdout, then what code would decide; exit 8 while problems remain.
+
+Run by hand in a folder that deepresearch keeps nothing in yet, both work in a temporary folder and
+move what they made (cache, registry, archives, logs) into it only when they succeed: a failed
+command leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -17,20 +19,17 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deepresearch.core.attribution import BATCH_ENV, TASK_ENV
+from deepresearch.cli.record_text import describe
+from deepresearch.core.attribution import BATCH_ENV, TASK_ENV, Attribution
 from deepresearch.core.commands import WORKDIR_ENV
-from deepresearch.core.errors import (
-    ArchiveError,
-    CheckFailedError,
-    DeepResearchError,
-    ToolServiceError,
-    UsageError,
-)
+from deepresearch.core.errors import ArchiveError, DeepResearchError, ToolServiceError, UsageError
+from deepresearch.core.files import merge_tree
 from deepresearch.core.workspace import Workspace
 from deepresearch.service.client import ServiceUnreachable, ToolClient, service_address
 from deepresearch.service.protocol import Caller
@@ -63,6 +62,25 @@ def workspace_root(workdir: Path | None, environ: Mapping[str, str]) -> Path:
     if not root.is_dir():
         raise UsageError(f"workspace folder not found: {root}", hint="pass --workdir DIR of a run folder")
     return root
+
+
+def by_hand(
+    root: Path,
+    who: Attribution,
+    work: Callable[[Path], dict[str, Any]],
+    succeeded: Callable[[dict[str, Any]], bool],
+) -> dict[str, Any]:
+    """`work` on the workspace folder `root` without the tool service. A person's command (`who`
+    names no task) in a folder that deepresearch keeps nothing in yet works in a temporary folder,
+    whose files move into `root` only when `succeeded` says so: a failure (or an exception) leaves
+    `root` as it was. An agent's command works in its run's workspace."""
+    if who or Workspace(root).in_use():
+        return work(root)
+    with tempfile.TemporaryDirectory(prefix="deepresearch-staged-") as staging:
+        found = work(Path(staging))
+        if succeeded(found):
+            merge_tree(Path(staging), root)
+        return found
 
 
 def attributed(environ: Mapping[str, str], task: str | None, batch: int | None) -> dict[str, str]:
@@ -113,10 +131,15 @@ def _search(root: Path, query: str, k: int, environ: Mapping[str, str], notices:
                 notices.append(f"search: {event.level}: {event.message}")
 
         who = Caller.from_environ(environ).attribution()
-        outcome = run_search(
-            Workspace(root), load_config(root), query, k=k, environ=environ, sink=warn, attribution=who
-        )
-        return search_result(outcome)
+        config = load_config(root)
+
+        def search_in(folder: Path) -> dict[str, Any]:
+            found = run_search(
+                Workspace(folder), config, query, k=k, environ=environ, sink=warn, attribution=who
+            )
+            return search_result(found)
+
+        return by_hand(root, who, search_in, lambda found: True)
     try:
         return ToolClient(address, Caller.from_environ(environ)).search(root, query, k)
     except ServiceUnreachable as exc:
@@ -132,6 +155,11 @@ def _local(root: Path, query: str, k: int, environ: Mapping[str, str]) -> dict[s
     if address is None:
         from deepresearch.service.protocol import local_result
 
+        if not Workspace(root).in_use():
+            raise UsageError(
+                f"nothing is archived in {root}: it is not a deepresearch workspace",
+                hint="pass the folder of a run (--workdir DIR), or archive sources there first",
+            )
         return local_result(query, k, Workspace(root))
     try:
         return ToolClient(address, Caller.from_environ(environ)).local(root, query, k)
@@ -186,38 +214,6 @@ def _status(found: dict[str, Any]) -> str:
     return f"{len(results)} results {source}; searches used: {found['searches_used']}{limit}"
 
 
-# --- check ---------------------------------------------------------------------------------------
-
-
-def run_check_command(root: Path, environ: Mapping[str, str]) -> Printed:
-    """The self-check of the caller's own output file, through the run's tool service."""
-    address = service_address(environ)
-    if address is None:
-        raise ToolServiceError(
-            "the self-check runs only inside an agent of a run (through the run's tool service)",
-            hint="to check a finished report by hand, run `deepresearch check DIR`",
-        )
-    try:
-        found = ToolClient(address, Caller.from_environ(environ)).check(root)
-    except ServiceUnreachable as exc:
-        raise ToolServiceError(
-            f"the run's tool service is not answering ({exc}); the self-check runs there",
-            hint="finish your output as the prompt says; the orchestrator checks it when your call ends",
-        ) from exc
-    problems, notes = list(found["problems"]), list(found["notes"])
-    lines = [*problems, *(f"note: {n}" for n in notes if n.startswith("not archived"))]
-    lines += [n for n in notes if not n.startswith("not archived")]
-    name = found["file"] or "your output file"
-    if not problems:
-        return Printed("\n".join([*lines, f"no problems in {name}"]))
-    count = len(problems)
-    error = CheckFailedError(
-        f"{count} problem{'s' * (count != 1)} in {name}",
-        hint="fix each listed line, write the file again and run this check again before you finish",
-    )
-    return Printed("\n".join(lines), [], error)
-
-
 # --- archive -------------------------------------------------------------------------------------
 
 
@@ -243,9 +239,11 @@ def run_archive_command(
     error = None
     if failed:
         kinds = ", ".join(sorted({r.error for r in failed}))
+        kept = len(failed) < len(records) or Workspace(root).in_use()
+        where = "recorded in .deepresearch/sources.jsonl" if kept else f"nothing was kept in {root}"
         error = ArchiveError(
             f"{len(failed)} of {len(records)} URL{'s' * (len(records) != 1)} could not be archived ({kinds})",
-            hint="each failure is listed above and recorded in .deepresearch/sources.jsonl; "
+            hint=f"each failure is listed above and {where}; "
             "find another source, or retry later for timeouts and server errors",
         )
     return Printed(shown, stderr, error)
@@ -281,60 +279,22 @@ def _archive_here(
     from deepresearch.service.protocol import archive_result
     from deepresearch.sources.archive import Archiver
 
-    workspace = Workspace(root)
-    workspace.ensure()
     config = load_config(root)
-    with Archiver(
-        workspace,
-        config,
-        screenshot=screenshot,
-        print_pdf=pdf,
-        attribution=who.attribution(),
-        local_files=local_files,
-    ) as archiver:
-        return archive_result(archiver.archive_many(urls), list(archiver.warnings))
 
+    def archive_in(folder: Path) -> dict[str, Any]:
+        workspace = Workspace(folder)
+        workspace.ensure()
+        with Archiver(
+            workspace,
+            config,
+            screenshot=screenshot,
+            print_pdf=pdf,
+            attribution=who.attribution(),
+            local_files=local_files,
+        ) as archiver:
+            return archive_result(archiver.archive_many(urls), list(archiver.warnings))
 
-def describe(record: SourceRecord) -> str:
-    """A record as a few readable lines: ID, title, URL, facts about it, and its files."""
-    if not record.ok:
-        return f"FAILED {record.url}\n  {record.error}: {record.message}"
-    lines = [f"{record.id}  {record.title}", f"  url:       {record.final_url}"]
-    if record.url != record.final_url:
-        lines.append(f"  requested: {record.url}")
-    lines.append(
-        f"  {record.status} {record.kind} (HTTP {record.http_status}, {record.content_type}) · "
-        f"type: {record.source_type} · published: {record.published or 'unknown'} · "
-        f"fetched: {record.fetched} · weight: {record.weight}"
-    )
-    lines += _metadata_lines(record)
-    lines.append(f"  text:      {record.archive}")
-    for label, path in (
-        ("html", record.html_path),
-        ("pdf", record.pdf_path),
-        ("image", record.screenshot_path),
-    ):
-        if path:
-            lines.append(f"  {label + ':':10} {path}")
-    lines.append(f"  sha256:    {record.sha256}")
-    if record.flags:
-        lines.append(f"  flags:     {', '.join(record.flags)}")
-    if record.warning:
-        lines.append(f"  warning:   {record.warning}")
-    return "\n".join(lines)
+    def any_archived(found: dict[str, Any]) -> bool:
+        return any(SourceRecord.from_dict(r).ok for r in found["records"])
 
-
-def _metadata_lines(record: SourceRecord) -> list[str]:
-    """What a specialist source adds: authors or channel, venue, DOI, positions, abstract only."""
-    label = "channel:" if record.kind == "transcript" else "authors:"
-    rows = [
-        (label, "; ".join(record.authors)),
-        ("venue:", record.venue),
-        ("doi:", record.doi),
-        ("arxiv:", record.arxiv_id),
-        ("captions:", f"{record.captions} ({record.language})" if record.captions else ""),
-        ("positions:", record.positions),
-        ("note:", "abstract only (no open-access PDF)" if record.abstract_only else ""),
-        ("provided:", "yes" if record.provided else ""),
-    ]
-    return [f"  {name:10} {value}" for name, value in rows if value]
+    return by_hand(root, who.attribution(), archive_in, any_archived)

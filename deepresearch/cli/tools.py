@@ -14,13 +14,13 @@ import os
 import sys
 from pathlib import Path
 
+from deepresearch.cli.check_tool import run_check_command
 from deepresearch.cli.exits import debug_requested, exit_code_for
 from deepresearch.cli.tool_run import (
     MAX_K,
     Printed,
     attributed,
     run_archive_command,
-    run_check_command,
     run_search_command,
     workspace_root,
 )

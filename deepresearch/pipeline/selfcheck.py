@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -39,6 +40,7 @@ from deepresearch.pipeline.batches import Part, split
 from deepresearch.pipeline.checks import check_analysis, check_draft
 from deepresearch.pipeline.evidence import source_row
 from deepresearch.pipeline.fact_grounding import findings_check, ground_fact, registered
+from deepresearch.pipeline.languages import task_languages
 from deepresearch.pipeline.novelty import known, measure
 from deepresearch.pipeline.saturation import IN_CALL, decide
 from deepresearch.pipeline.taskledger import TaskLedger, TaskProgress
@@ -180,7 +182,8 @@ class SelfCheck:
             trust = " (not trusted: its log is not borne out, see above)" if problems else ""
             notes.append(f"batch {part.number}: {what}{trust}")
         last = parts[-1].number if parts else first
-        notes.append(_verdict(after, state, task, self.config, [p for _, p in untrusted], last))
+        searched = task_languages(self.workspace, doc, task.id)
+        notes.append(_verdict(after, state, task, self.config, [p for _, p in untrusted], last, searched))
         return notes, untrusted
 
     def _checks(
@@ -250,11 +253,17 @@ def _batch_lines(path: Path) -> dict[int, int]:
 
 
 def _verdict(
-    progress: TaskProgress, doc: TaskDoc, task: Task, config: Config, untrusted: list[str], last: int
+    progress: TaskProgress,
+    doc: TaskDoc,
+    task: Task,
+    config: Config,
+    untrusted: list[str],
+    last: int,
+    searched: Mapping[str, int],
 ) -> str:
     """What code would decide if the call ended now, and what to do about it."""
     sat = saturation(config)
-    verdict = decide(progress, doc, task, sat, config, untrusted)
+    verdict = decide(progress, doc, task, sat, config, untrusted, searched)
     if not verdict.more and not verdict.missing:
         return f"task {task.id}: if your call ended now, code would end the task: {verdict.reason}"
     if not verdict.more and last < sat.max_batches:  # the task's last call: what it ends without

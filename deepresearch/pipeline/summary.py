@@ -14,6 +14,7 @@ from deepresearch.core.budget import ledger_usage
 from deepresearch.core.effort import Limits
 from deepresearch.core.files import read_jsonl
 from deepresearch.core.workspace import Workspace
+from deepresearch.pipeline.economy import Economy
 
 
 @dataclass
@@ -32,6 +33,7 @@ class RunSummary:
     session_calls: int = 0  # this invocation's
     cause: str = ""  # why the report is not the one the run meant to write: budget | agent | ""
     cause_reason: str = ""
+    economy: Economy | None = None  # a follow-up's: spent on this question, reused from earlier ones
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from deepresearch.pipeline.roles import SYNTHESIZER, StepScope
 from deepresearch.pipeline.step import output_file, run_step
 from deepresearch.report.check import Violation
 from deepresearch.report.finalize import VerificationOutcome, verify_and_finalize
+from deepresearch.state.questions import questions_of
 
 BUDGET = "budget"  # the ceiling refused a call the report needed
 AGENT = "agent"  # the synthesizer produced no usable report
@@ -119,5 +120,6 @@ def synthesizer_prompt(
         outline=doc.outline,
         analysis_file=ctx.workspace.relative(analysis) if analysis is not None else "",
         figures=figures,
+        earlier_questions=questions_of(doc)[:-1],
         check_command=ctx.tool_command("check"),
     )

@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -68,6 +68,7 @@ class ToolService:
         environ: dict[str, str],
         sink: EventSink,
         research_date: date | None = None,
+        renew_before: datetime | None = None,
     ) -> None:
         self.workspace = workspace
         self.config = config
@@ -75,6 +76,7 @@ class ToolService:
         self.environ = environ  # with the search keys: they stay in this process
         self.sink = sink
         self.research_date = research_date
+        self.renew_before = renew_before  # a follow-up's freshness cutoff (sources.archive.Archiver)
         self.path = workspace.tool_socket
         self._listener: socket.socket | None = None
         self._inode: int | None = None
@@ -287,7 +289,9 @@ class ToolService:
     def _shared_archiver(self) -> SharedArchiver:
         """The run's archiver (created, and its browser started, once); call under `_lock`."""
         if self._archiver is None:
-            self._archiver = SharedArchiver(self.workspace, self.config, self.sink, self.research_date)
+            self._archiver = SharedArchiver(
+                self.workspace, self.config, self.sink, self.research_date, self.renew_before
+            )
         return self._archiver
 
     def _archive(
