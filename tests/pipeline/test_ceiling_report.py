@@ -149,11 +149,12 @@ def test_a_run_that_never_reached_synthesis_has_status_say_what_to_run_for_a_rep
     work.mkdir()
     write_workspace_config(work)
     scenario = tmp_path / "scenario.yaml"
-    scenario.write_text("planner: {crash: true}\n", encoding="utf-8")
+    # The plan is saved; the supervisor's CLI then says it is not logged in: a failure no retry fixes.
+    scenario.write_text('supervisor: {crash: true, stderr: "Error: 401 Unauthorized"}\n', encoding="utf-8")
     env = {**clean_env, "FAKE_AGENT_SCENARIO": str(scenario)}
     proc = run_cli(["-p", "How do the indexes compare?", "-o", str(work)], env, tmp_path)
-    assert proc.returncode == ExitCode.AGENT, proc.stdout + proc.stderr
-    assert not (work / "report.md").exists()
+    assert proc.returncode == ExitCode.NO_AGENT, proc.stdout + proc.stderr
+    assert (work / "task.md").is_file() and not (work / "report.md").exists()
     status = run_cli(["status", str(work)], clean_env, tmp_path)
     assert f"report: none yet: run `deepresearch -o {work}` to continue and write it" in status.stdout
 
