@@ -67,7 +67,8 @@ PERMISSIONS = PermissionProfile(
     "tool scripts' folders and Unix sockets, the other writers without them and with no network",
     gaps=(
         "cannot limit which commands run (only what they read, write and reach)",
-        "cannot allow one Unix socket: researchers may connect to any (the OS sandbox hides /run's)",
+        "cannot allow one Unix socket: the roles that run tool scripts may connect to any (the OS sandbox "
+        "hides /run's)",
         "writes: anywhere in logs/, not only the output file",
         "a sandbox_mode in ~/.codex/config.toml switches codex to its older sandbox, which ignores the profile",
     ),

@@ -29,15 +29,6 @@ def archive_command(prompt: str) -> list[str] | None:
     return shlex.split(match.group(1)) if match else None
 
 
-def check_command(prompt: str) -> list[str] | None:
-    """The self-check command a prompt names (executor: "- Self-check: `<command>`"; analyst and
-    synthesizer: "Run `<command>` (the one command you may run")."""
-    match = re.search(r"- Self-check: `([^`]+)`", prompt) or re.search(
-        r"Run `([^`]+)` \(the one command you may run", prompt
-    )
-    return shlex.split(match.group(1)) if match else None
-
-
 def search_command(prompt: str) -> tuple[list[str], int] | None:
     """The search command an executor prompt names, without `--batch N`, and its `-k`."""
     match = re.search(r'- Search: `(.+?)(?: --batch N)? -k (\d+) "short query"`', prompt)
