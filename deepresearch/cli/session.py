@@ -20,6 +20,7 @@ from deepresearch.core.config import Config
 from deepresearch.core.errors import NoAgentError, UsageError
 from deepresearch.core.eventlog import EventLog
 from deepresearch.core.events import FanOut
+from deepresearch.core.sandbox import check_workspace
 from deepresearch.core.workspace import Workspace
 from deepresearch.pipeline.orchestrator import Orchestrator, RunSummary, new_document, role_agents
 from deepresearch.report.html import render_pdf
@@ -133,6 +134,8 @@ def start_run(options: RunOptions, environ: dict[str, str]) -> RunSummary | None
             "--interactive needs a terminal to ask on", hint="run it in a terminal, or drop --interactive"
         )
     workdir = options.workdir.expanduser().resolve()
+    # Before anything is written there: a run in the home folder would show all of it to agents.
+    check_workspace(workdir, Path(environ.get("HOME") or Path.home()))
     workdir.mkdir(parents=True, exist_ok=True)
     workspace = Workspace(workdir)
     console = Console(highlight=False)
