@@ -5,7 +5,7 @@ script as the injected page would have them, then answer in their CLI's format.
 - its environment holds what its CLI needs and its backend's credentials, not the person's other
   tokens;
 - it cannot write what code trusts (the search log, the tool log, another call's prompt or output),
-  so a forged search does not make its batch trusted;
+  so a forged search does not make its batch trusted, and cannot even open a lock file to hold it;
 - it cannot leave anything in the person's CLI configuration (hooks, config.toml, gemini policies)
   or in the run's own gemini policies.
 """
@@ -116,6 +116,9 @@ done
 (echo PWNED > "$ws/logs/prompts/E2.md") 2>/dev/null && echo "WROTE prompt" || echo "DENIED prompt"
 (echo PWNED > "$ws/{other_output}") 2>/dev/null && echo "WROTE output" || echo "DENIED output"
 (echo mine > "$ws/{own_output}") 2>/dev/null && echo "WROTE own" || echo "DENIED own"
+for lock in .deepresearch/locks/search_log.lock .deepresearch/locks/sources.lock .deepresearch/lock.guard; do
+  (exec 9<"$ws/$lock") 2>/dev/null && echo "OPENED $lock" || echo "HIDDEN $lock"
+done
 """
 
 
@@ -134,8 +137,13 @@ def test_a_confined_agent_cannot_forge_the_search_log_or_touch_another_calls_fil
     workspace.result_file("E2").parent.mkdir(parents=True, exist_ok=True)
     workspace.result_file("E2").write_text("E2's own output\n")
 
+    for lock in ("locks/search_log.lock", "locks/sources.lock", "lock.guard"):  # made by earlier runs
+        (workspace.private / lock).parent.mkdir(parents=True, exist_ok=True)
+        (workspace.private / lock).touch()
+
     said = call(runner)
 
+    assert "OPENED" not in said and said.count("HIDDEN") == 3, said  # no lock it could hold
     assert "DENIED logs/search_results.jsonl" in said and "DENIED logs/tools.jsonl" in said, said
     assert "DENIED prompt" in said and "DENIED output" in said, said
     assert "WROTE own" in said, said  # its own output file is the one thing it may write
