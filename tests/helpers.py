@@ -52,6 +52,7 @@ FAKE_AGENT_ENV = ["FAKE_AGENT_*"]
 # (sources/netguard.py). A test that archives from its own local server allows it with
 # `allow_private_hosts: LOCAL_HOSTS` in its configuration (write_workspace_config does).
 LOCAL_HOSTS = ["127.0.0.1", "localhost"]
+LOCAL_HOSTS_ENV = "DEEPRESEARCH_ALLOW_PRIVATE_HOSTS"  # the same for a subprocess's environment
 
 
 def fake_agent_command() -> list[str]:

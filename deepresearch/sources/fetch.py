@@ -1,6 +1,8 @@
 """Plain HTTP fetching with urllib: the fallback when no browser can be launched, and the way
 non-HTML documents (PDFs, text) are downloaded. Redirects are followed by hand so loops and the
-final URL are known; bodies are read in chunks against a size cap and an overall deadline.
+final URL are known, and every hop's host is checked against the archive's host policy (no
+loopback, link-local, private or other non-public address: sources/netguard.py); bodies are read
+in chunks against a size cap and an overall deadline.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from email.message import Message
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
 from deepresearch.sources.record import (
@@ -26,6 +29,9 @@ from deepresearch.sources.record import (
     TIMEOUT,
     TOO_LARGE,
 )
+
+if TYPE_CHECKING:
+    from deepresearch.sources.netguard import HostPolicy
 
 USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) deepresearch/0.1"
 MAX_REDIRECTS = 20
@@ -130,8 +136,9 @@ def _read_capped(response: http.client.HTTPResponse, url: str, deadline: float, 
         chunks.append(chunk)
 
 
-def http_fetch(url: str, timeout: float, max_bytes: int, cookie: str = "") -> Fetched:
-    """GET `url` following redirects by hand; raises FetchFailure for every known failure."""
+def http_fetch(url: str, timeout: float, max_bytes: int, guard: HostPolicy, cookie: str = "") -> Fetched:
+    """GET `url` following redirects by hand, each hop's host checked by `guard`; raises
+    FetchFailure for every known failure (`blocked` for a host that is not on the public web)."""
     deadline = time.monotonic() + timeout
     seen: set[str] = set()
     current = url
@@ -141,6 +148,7 @@ def http_fetch(url: str, timeout: float, max_bytes: int, cookie: str = "") -> Fe
         if current in seen or len(seen) > MAX_REDIRECTS:
             raise FetchFailure(REDIRECT_LOOP, f"redirect loop at {current}", final_url=current)
         seen.add(current)
+        guard.check(current)
         headers = {"User-Agent": USER_AGENT, "Accept": "text/html,application/pdf,*/*;q=0.8"}
         if cookie:
             headers["Cookie"] = cookie
