@@ -14,9 +14,10 @@ import ssl
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from email.message import Message
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from deepresearch.sources.record import (
@@ -107,7 +108,67 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None  # every 3xx comes back as an HTTPError: we follow it ourselves
 
 
-_OPENER = urllib.request.build_opener(_NoRedirect())
+_OPENER = urllib.request.build_opener(_NoRedirect())  # through a proxy from the environment
+
+
+class _PinnedHTTP(http.client.HTTPConnection):
+    """Connects to the addresses the host policy checked, not to what the name resolves to now."""
+
+    addresses: Sequence[str] = ()
+
+    def connect(self) -> None:
+        self.sock = _connect_any(self.addresses, self.port, self.timeout)
+
+
+class _PinnedHTTPS(http.client.HTTPSConnection):
+    addresses: Sequence[str] = ()
+    tls: ssl.SSLContext = ssl.create_default_context()
+
+    def connect(self) -> None:
+        sock = _connect_any(self.addresses, self.port, self.timeout)
+        self.sock = self.tls.wrap_socket(sock, server_hostname=self.host)  # the name, for TLS
+
+
+def _connect_any(addresses: Sequence[str], port: int, timeout: float | None) -> socket.socket:
+    failure: OSError = OSError("no address to connect to")
+    for address in addresses:
+        try:
+            return socket.create_connection((address, port), timeout)
+        except OSError as exc:
+            failure = exc
+    raise failure
+
+
+class _PinnedHandlers(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
+    def __init__(self, addresses: Sequence[str]) -> None:
+        urllib.request.HTTPHandler.__init__(self)
+        urllib.request.HTTPSHandler.__init__(self)
+        self.addresses = addresses
+
+    def _make(
+        self, kind: type[_PinnedHTTP] | type[_PinnedHTTPS]
+    ) -> Callable[..., http.client.HTTPConnection]:
+        def connection(host: str, **kwargs: Any) -> http.client.HTTPConnection:
+            made = kind(host, **kwargs)
+            made.addresses = self.addresses
+            return made
+
+        return connection
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(self._make(_PinnedHTTP), req)
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(self._make(_PinnedHTTPS), req)
+
+
+def _opener(url: str, addresses: Sequence[str]) -> urllib.request.OpenerDirector:
+    """An opener that connects to `addresses` — unless a proxy from the environment carries `url`
+    (the proxy then resolves the name: the check could only be of the name's answer here)."""
+    host = urlsplit(url).hostname or ""
+    if urlsplit(url).scheme in urllib.request.getproxies() and not urllib.request.proxy_bypass(host):
+        return _OPENER
+    return urllib.request.build_opener(_NoRedirect(), _PinnedHandlers(addresses))
 
 
 def _network_failure(exc: BaseException, url: str) -> FetchFailure:
@@ -148,14 +209,14 @@ def http_fetch(url: str, timeout: float, max_bytes: int, guard: HostPolicy, cook
         if current in seen or len(seen) > MAX_REDIRECTS:
             raise FetchFailure(REDIRECT_LOOP, f"redirect loop at {current}", final_url=current)
         seen.add(current)
-        guard.check(current)
+        addresses = guard.admitted(current)
         headers = {"User-Agent": USER_AGENT, "Accept": "text/html,application/pdf,*/*;q=0.8"}
         if cookie:
             headers["Cookie"] = cookie
         request = urllib.request.Request(current, headers=headers)
         remaining = max(deadline - time.monotonic(), 0.1)
         try:
-            with _OPENER.open(request, timeout=remaining) as response:
+            with _opener(current, addresses).open(request, timeout=remaining) as response:
                 content_type, charset = split_content_type(response.headers.get("Content-Type"))
                 length = response.headers.get("Content-Length")
                 if length and length.isdigit() and int(length) > max_bytes:

@@ -120,14 +120,20 @@ class HostPolicy:
 
     def check(self, url: str) -> None:
         """FetchFailure (`blocked`) when `url`'s host may not be reached."""
+        self.admitted(url)
+
+    def admitted(self, url: str) -> Sequence[str]:
+        """The addresses to connect to for `url`; FetchFailure (`blocked`) when its host may not be
+        reached."""
         parts = urlsplit(url)
         try:
             port = parts.port or (443 if parts.scheme == "https" else 80)
         except ValueError:
-            return  # a bad port: the fetch reports the bad URL
-        reason = self.refusal(parts.hostname or "", port)
+            return []  # a bad port: the fetch reports the bad URL
+        reason, addresses = self.addresses(parts.hostname or "", port)
         if reason is not None:
             raise FetchFailure(BLOCKED, f"{url}: {reason}", final_url=url)
+        return addresses
 
 
 def _address(text: str) -> Address:

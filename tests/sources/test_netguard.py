@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from deepresearch.core.config import Config
-from deepresearch.sources.fetch import FetchFailure
+from deepresearch.sources.fetch import FetchFailure, http_fetch
 from deepresearch.sources.netguard import HostPolicy
+from tests.helpers import PageServer
 
 ANSWERS = {
     "example.com": ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"],
@@ -78,3 +79,17 @@ def test_the_configured_hosts_are_allowed() -> None:
     configured = HostPolicy.from_config(config, resolver)
     assert configured.refusal("intranet.corp", 80) is None and configured.refusal("10.9.9.9", 8080) is None
     assert configured.refusal("10.9.9.8", 8080) is not None
+
+
+def test_a_plain_fetch_connects_to_the_address_it_checked(pages: PageServer) -> None:
+    # `pinned.test` resolves nowhere but in the policy's answer: the fetch must use that address.
+    port = int(pages.base_url.rsplit(":", 1)[1])
+    pinned = HostPolicy.allowing(
+        ["127.0.0.0/8"], lambda host, _: ["127.0.0.1"] if host == "pinned.test" else []
+    )
+    fetched = http_fetch(f"http://pinned.test:{port}/alpha.html", 5.0, 1_000_000, pinned)
+    assert fetched.status == 200 and b"alpha statistics bulletin" in fetched.body
+    rebinding = HostPolicy.allowing([], lambda host, _: ["10.0.0.9"] if host == "pinned.test" else [])
+    with pytest.raises(FetchFailure) as raised:
+        http_fetch(f"http://pinned.test:{port}/alpha.html", 5.0, 1_000_000, rebinding)
+    assert raised.value.kind == "blocked"
