@@ -91,7 +91,7 @@ def test_a_rule_less_agent_in_bubblewrap_cannot_reach_secrets_or_state(
             "{workdir}",
         ],
         "sandbox": "bwrap",
-        "agent_env": FAKE_AGENT_ENV,
+        "agent_env": [*FAKE_AGENT_ENV, "ATTACK_*"],  # what the attacker script reads (and nothing else)
         "allow_private_hosts": LOCAL_HOSTS,
         "concurrency": 1,
         "max_batches": 1,
