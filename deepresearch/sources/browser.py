@@ -32,11 +32,10 @@ from deepresearch.sources.fetch import (
     split_content_type,
     status_failure,
 )
-from deepresearch.sources.guardproxy import REFUSED_HEADER, GuardProxy
+from deepresearch.sources.guardproxy import PROXY_HEADER, GuardProxy
 from deepresearch.sources.netguard import HostPolicy
 from deepresearch.sources.record import (
     BAD_URL,
-    BLOCKED,
     CONNECTION,
     DNS,
     INTERNAL,
@@ -265,9 +264,10 @@ class Browser:
                 raise self._refused(exc, url) or _navigation_failure(exc, url) from exc
             if response is None:
                 raise FetchFailure(INTERNAL, f"{url}: the browser returned no response")
-            refused = await response.header_value(REFUSED_HEADER) if self._proxy is not None else None
-            if refused:  # the checking proxy's answer, not the site's (a hop it refused)
-                raise FetchFailure(BLOCKED, f"{url}: {refused}", final_url=response.url)
+            said = await response.header_value(PROXY_HEADER) if self._proxy is not None else None
+            if said:  # the checking proxy's own answer, not the site's: a hop it refused or could not reach
+                kind, _, what = said.partition(": ")
+                raise FetchFailure(kind, f"{response.url}: {what}", final_url=response.url)
             content_type, _ = split_content_type(await response.header_value("content-type"))
             if response.status >= 400:
                 raise status_failure(response.status, response.url, content_type)
@@ -279,13 +279,14 @@ class Browser:
             await self._release(page, healthy)
 
     def _refused(self, exc: PlaywrightError, url: str) -> FetchFailure | None:
-        """The refusal behind a failed tunnel (an HTTPS host the checking proxy refused)."""
+        """What the checking proxy said behind a failed tunnel (an HTTPS host it refused or could
+        not reach)."""
         said = _first_line(exc)
         if self._proxy is None or "ERR_TUNNEL_CONNECTION_FAILED" not in said:
             return None
         failed_at = said.rsplit(" at ", 1)[-1].strip() if " at " in said else url
-        reason = self._proxy.refusal_for(failed_at) or self._proxy.refusal_for(url)
-        return FetchFailure(BLOCKED, f"{failed_at}: {reason}", final_url=failed_at) if reason else None
+        found = self._proxy.failure_for(failed_at) or self._proxy.failure_for(url)
+        return FetchFailure(found[0], f"{failed_at}: {found[1]}", final_url=failed_at) if found else None
 
     async def _rendered(
         self, page: Page, url: str, status: int, content_type: str, shots: tuple[bool, bool]

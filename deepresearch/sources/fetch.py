@@ -130,7 +130,7 @@ class _PinnedHTTPS(http.client.HTTPSConnection):
 
 
 def _connect_any(addresses: Sequence[str], port: int, timeout: float | None) -> socket.socket:
-    failure: OSError = OSError("no address to connect to")
+    failure: OSError = socket.gaierror(socket.EAI_NONAME, "Name or service not known")  # no address
     for address in addresses:
         try:
             return socket.create_connection((address, port), timeout)

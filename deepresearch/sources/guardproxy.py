@@ -11,8 +11,9 @@ It listens on 127.0.0.1 (a random port) on the browser's event loop: HTTPS arriv
 host:port` and is tunnelled without being read; plain HTTP arrives as `GET http://host/...` and is
 forwarded with `Connection: close`, one request per connection (the next request, perhaps for
 another host, comes on a new connection and is checked again). A refused request gets
-`403 Forbidden` with the reason in the `X-Deepresearch-Refused` header, and the reason is kept by
-host for a CONNECT, which Chromium reports only as a failed tunnel.
+`403 Forbidden`, a host that does not resolve or answer `502 Bad Gateway`, each with what happened in
+the `X-Deepresearch-Proxy` header (`blocked: reason`, `dns: ...`, `connection: ...`); it is kept by host
+too, for a CONNECT, which Chromium reports only as a failed tunnel.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ import contextlib
 from urllib.parse import urlsplit
 
 from deepresearch.sources.netguard import HostPolicy
+from deepresearch.sources.record import BLOCKED, CONNECTION, DNS
 
-REFUSED_HEADER = "X-Deepresearch-Refused"
+PROXY_HEADER = "X-Deepresearch-Proxy"  # `kind: what happened`, on the proxy's own answers
 HEAD_LIMIT = 64 * 1024
 HEAD_TIMEOUT = 30.0
 CHUNK = 64 * 1024
@@ -36,7 +38,7 @@ class GuardProxy:
     def __init__(self, policy: HostPolicy, connect_timeout: float = 30.0) -> None:
         self.policy = policy
         self.connect_timeout = connect_timeout
-        self.refusals: dict[str, str] = {}  # "host:port" → why it was refused (latest)
+        self.failures: dict[str, tuple[str, str]] = {}  # "host:port" → (failure kind, what happened)
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -55,14 +57,14 @@ class GuardProxy:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    def refusal_for(self, url: str) -> str | None:
-        """Why the proxy refused `url`'s host, if it did."""
+    def failure_for(self, url: str) -> tuple[str, str] | None:
+        """(failure kind, what happened) when the proxy refused or could not reach `url`'s host."""
         parts = urlsplit(url)
         try:
             port = parts.port or (443 if parts.scheme == "https" else 80)
         except ValueError:
             return None
-        return self.refusals.get(f"{(parts.hostname or '').lower()}:{port}")
+        return self.failures.get(f"{(parts.hostname or '').lower()}:{port}")
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
@@ -111,22 +113,33 @@ class GuardProxy:
         """A connection to one of `host`'s checked addresses; None after answering a refusal."""
         reason, addresses = await asyncio.to_thread(self.policy.addresses, host, port)
         if reason is not None:
-            self.refusals[f"{host.strip('[]').lower()}:{port}"] = reason
-            await _refuse(writer, reason)
+            await self._fail(writer, host, port, BLOCKED, reason)
             return None
-        failure = "no address"
+        if not addresses:
+            await self._fail(writer, host, port, DNS, f"cannot resolve the host {host}")
+            return None
+        failure = ""
         for address in addresses:
             try:
                 return await asyncio.wait_for(asyncio.open_connection(address, port), self.connect_timeout)
             except (OSError, TimeoutError) as exc:
                 failure = str(exc) or type(exc).__name__
-        body = f"cannot connect to {host}:{port} ({failure})".encode()
-        writer.write(
-            b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body)
-        )
-        writer.write(body)
-        await writer.drain()
+        await self._fail(writer, host, port, CONNECTION, f"cannot connect to {host}:{port} ({failure})")
         return None
+
+    async def _fail(self, writer: asyncio.StreamWriter, host: str, port: int, kind: str, said: str) -> None:
+        """Answer for a host refused or unreachable, and keep what happened for `failure_for`."""
+        self.failures[f"{host.strip('[]').lower()}:{port}"] = (kind, said)
+        status = b"403 Forbidden" if kind == BLOCKED else b"502 Bad Gateway"
+        body = said.encode("utf-8")
+        header = f"{kind}: {said}".encode("ascii", "replace").replace(b"\r", b" ").replace(b"\n", b" ")
+        head = b"HTTP/1.1 %s\r\nContent-Type: text/plain; charset=utf-8\r\n%s: %s\r\n" % (
+            status,
+            PROXY_HEADER.encode(),
+            header,
+        )
+        writer.write(head + b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
+        await writer.drain()
 
 
 def _origin_request(method: str, path: str, version: str, rest: bytes) -> bytes:
@@ -134,20 +147,6 @@ def _origin_request(method: str, path: str, version: str, rest: bytes) -> bytes:
     kept = [h for h in rest.split(b"\r\n") if h and h.split(b":", 1)[0].strip().lower() not in _HOP_HEADERS]
     lines = [f"{method} {path} {version}".encode("latin-1"), *kept, b"Connection: close"]
     return b"\r\n".join(lines) + b"\r\n\r\n"
-
-
-async def _refuse(writer: asyncio.StreamWriter, reason: str) -> None:
-    body = reason.encode("utf-8")
-    header = reason.encode("ascii", "replace").replace(b"\r", b" ").replace(b"\n", b" ")
-    writer.write(
-        b"HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\n"
-        + REFUSED_HEADER.encode()
-        + b": "
-        + header
-        + b"\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body)
-        + body
-    )
-    await writer.drain()
 
 
 async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

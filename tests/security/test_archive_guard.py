@@ -152,3 +152,9 @@ def test_a_public_pages_resources_on_a_local_port_are_not_fetched(tmp_path: Path
         embedding.close()
     assert record.status == "archived", record.message  # the page itself is fine
     assert secret.hits == []  # its image and frame on 127.0.0.1 were refused
+
+
+@pytest.mark.parametrize("browser", [True, False], ids=["chromium", "plain-http"])
+def test_a_host_that_does_not_resolve_is_still_a_dns_failure(tmp_path: Path, browser: bool) -> None:
+    [record] = archive(tmp_path, ["http://no-such-host.invalid/page"], browser)
+    assert (record.status, record.error) == ("failed", "dns"), record.message
