@@ -4,7 +4,8 @@ The CLIs' own permission rules are the first wall; this one holds even when a CL
 (a custom command) or wrong. Inside it an agent sees:
 
 - the root file system read-only, a private `/tmp` (and `$TMPDIR`), a fresh `/proc` with only its
-  own processes (`--unshare-pid`), no IPC with the host, no capabilities (even when run as root),
+  own processes (`--unshare-pid`), no IPC with the host, no capabilities (run as root, the agent
+  is `nobody` in a user namespace),
   and an empty `/run` (no docker, D-Bus or ssh-agent sockets; the DNS resolver's files stay);
 - the user's home replaced by an empty folder, except a private copy of the CLI's own config
   (writable for this call only: what it changes there is gone afterwards; its credential files are
@@ -38,6 +39,7 @@ from deepresearch.core.process import ProcessOutcome, run_captured
 
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: `sudo apt-get install bubblewrap`)"
 PROBE_TIMEOUT = 10.0
+NOBODY = 65534  # the user a sandboxed agent runs as when deepresearch runs as root
 # /run is emptied; these keep name resolution working where /etc/resolv.conf points into /run.
 RUN_KEPT = ("/run/systemd/resolve", "/run/resolvconf", "/run/NetworkManager", "/run/nscd")
 
@@ -132,10 +134,14 @@ def confine(bwrap: str, confinement: Confinement, argv: Sequence[str]) -> list[s
 
 
 def _system_args(confinement: Confinement) -> list[str]:
-    # No capabilities: run as root (a container, CI), bubblewrap would keep them all, and a confined
-    # root could remount the read-only file system writable.
     args = ["--die-with-parent", "--cap-drop", "ALL", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
     args.append("--unshare-cgroup-try")
+    if os.geteuid() == 0:
+        # Run as root (a container, CI), bubblewrap would keep every capability, and the agent could
+        # unmount the empty home to read what lies beneath, or remount / writable. It runs as
+        # `nobody` in a user namespace instead, without capabilities, like an ordinary user's agents
+        # (on disk it is still root: it writes its own folder, and a CLI's own sandbox still nests).
+        args += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     for hidden in confinement.hidden:
         if hidden.is_dir():

@@ -225,3 +225,9 @@ def test_the_private_folder_is_hidden_but_for_what_agents_use(tmp_path: Path) ->
 def test_a_confined_root_cannot_remount_the_file_system_writable(tmp_path: Path) -> None:
     proc = confined(tmp_path, "mount -o remount,rw / 2>&1; touch /usr/deepresearch-pwned 2>&1; echo done")
     assert "done" in proc.stdout and not Path("/usr/deepresearch-pwned").exists()
+
+
+def test_a_confined_process_cannot_unmount_the_empty_home_to_see_beneath(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    proc = confined(tmp_path, f"umount -l {home} 2>&1; cat {home}/.ssh/id_rsa 2>&1; echo done")
+    assert "done" in proc.stdout and "PLANTED KEY" not in proc.stdout + proc.stderr
