@@ -52,7 +52,7 @@ def kind_of(address: Address) -> str | None:
             return "unique-local"
     checks = (
         ("unspecified", address.is_unspecified), ("loopback", address.is_loopback),
-        ("link-local (where cloud metadata services answer)", address.is_link_local),
+        ("link-local", address.is_link_local),
         ("multicast", address.is_multicast),
         ("carrier-grade NAT", address in ipaddress.ip_network("100.64.0.0/10")),
         ("private", address.is_private), ("reserved", address.is_reserved or not address.is_global),
@@ -101,8 +101,9 @@ class HostPolicy:
             kind = kind_of(address)
             if kind is not None and not any(address in network for network in self.networks):
                 said = f"{host} is" if literal is not None else f"{host} resolves to {address}, which is"
+                note = " (cloud metadata services answer there)" if kind == "link-local" else ""
                 return (
-                    f"refused: {said} a {kind} address; archiving reaches only public addresses "
+                    f"refused: {said} a {kind} address{note}; archiving reaches only public addresses "
                     f"(add it to {SETTING} to allow it)"
                 )
         return None
