@@ -7,7 +7,7 @@ per cache miss). What was spent lives in the workspace, so it survives restarts 
 concurrent `deepresearch search` processes of the run's agents:
 
 - `.deepresearch/usage.jsonl`: one line per agent call (appended by `record_call`);
-- `.deepresearch/searches.json`: `{"used": N}`, changed only under `.deepresearch/searches.lock`.
+- `.deepresearch/searches.json`: `{"used": N}`, changed only under `.deepresearch/locks/searches.lock`.
 
 Minutes count from this session's start: a resumed run gets its time budget afresh.
 """
@@ -155,7 +155,7 @@ class Budget:
 
     def _search_lock(self) -> Path:
         # A separate lock file: the counter is replaced atomically, which would orphan a lock on it.
-        return self.workspace.private / "searches.lock"
+        return self.workspace.locks / "searches.lock"
 
     def _read_searches(self) -> int:
         path = self.search_counter
