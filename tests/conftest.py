@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO, PageServer
+from tests.helpers import LOCAL_HOSTS, LOCAL_HOSTS_ENV, REPO, PageServer
 
 
 @pytest.fixture
@@ -17,6 +17,7 @@ def clean_env(tmp_path: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DEEPRESEARCH_", "FAKE_AGENT"))}
     env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg")
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env[LOCAL_HOSTS_ENV] = " ".join(LOCAL_HOSTS)  # the tests' pages are served on 127.0.0.1
     return env
 
 

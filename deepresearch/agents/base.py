@@ -112,6 +112,13 @@ class AgentBackend(Protocol):
     # Environment variables that can carry its credentials besides its own login store (for
     # `deepresearch doctor`); None when unknown (a custom command).
     credential_env: tuple[str, ...] | None
+    # The other variables its CLI reads (endpoint, home, model, options; a trailing * is a prefix):
+    # with credential_env, all an agent gets of the person's environment besides the basics
+    # (core.agent_env) and the `agent_env` setting.
+    cli_env: tuple[str, ...]
+    # Files inside its config folders that hold credentials: in the sandbox the config is a private
+    # copy per call, but these stay the real files, so a token the CLI refreshes is kept.
+    credential_files: tuple[str, ...]
     permissions: PermissionProfile
 
     def build_argv(self, request: AgentRequest) -> list[str]:
@@ -127,7 +134,8 @@ class AgentBackend(Protocol):
         ...
 
     def config_paths(self, env: Mapping[str, str]) -> tuple[Path, ...]:
-        """The CLI's own config and credential folders and files (kept read-write in the sandbox)."""
+        """The CLI's own config and credential folders and files (a private copy per call in the
+        sandbox)."""
         ...
 
     def version_argv(self) -> list[str] | None:
@@ -195,6 +203,11 @@ def tail(text: str, lines: int = 5) -> str:
     """The last few non-empty lines of a CLI's output, for error messages."""
     kept = [line for line in text.strip().splitlines() if line.strip()]
     return "\n".join(kept[-lines:])
+
+
+def declared_env(backend: AgentBackend) -> tuple[str, ...]:
+    """Every variable (or prefix) a backend declares: its credentials and what its CLI reads."""
+    return (*(backend.credential_env or ()), *backend.cli_env)
 
 
 def env_home(env: Mapping[str, str]) -> Path:

@@ -67,6 +67,11 @@ class ClaudeBackend:
         "ANTHROPIC_AUTH_TOKEN",
         "CLAUDE_CODE_OAUTH_TOKEN",
     )
+    cli_env: tuple[str, ...] = (
+        "ANTHROPIC_*", "CLAUDE_CODE_*", "CLAUDE_CONFIG_DIR", "API_TIMEOUT_MS", "MAX_THINKING_TOKENS",
+        "DISABLE_TELEMETRY", "DISABLE_AUTOUPDATER", "DISABLE_ERROR_REPORTING", "CLOUD_ML_REGION",
+    )  # fmt: skip
+    credential_files: tuple[str, ...] = (".credentials.json",)
     permissions = PERMISSIONS
 
     def build_argv(self, request: AgentRequest) -> list[str]:

@@ -75,6 +75,10 @@ class CopilotBackend:
         "GITHUB_TOKEN",
         "COPILOT_PROVIDER_BASE_URL",
     )
+    cli_env: tuple[str, ...] = ("COPILOT_*", "GH_HOST")
+    # Its token lives in the system keychain or in config.json beside its settings: the whole file
+    # stays private to the call (GitHub's tokens do not expire, so nothing is lost).
+    credential_files: tuple[str, ...] = ()
     permissions = PERMISSIONS
 
     def build_argv(self, request: AgentRequest) -> list[str]:

@@ -7,11 +7,12 @@ stage the call belongs to: a call past the ceiling never starts), emits start/fi
 retryable failures with exponential backoff (a retry the budget refuses is not made), and raises
 `AgentError` / `NoAgentError` for failures that retrying cannot fix.
 
-Every call is confined (docs: README "Security model"): its environment has no tool secrets
-(core.agent_env) and points the tool scripts at the run's tool service; researchers get the search
-and archive scripts, and the roles whose output code checks the self-check script (core.commands),
-and the CLI's rules allow only those; and, where bubblewrap works (or
-`sandbox: bwrap` demands it), the process runs inside the OS sandbox (core.sandbox).
+Every call is confined (docs: README "Security model"; agents.confine): its environment is an
+allowlist (core.agent_env) that points the tool scripts at the run's tool service; it may write only
+its own folder `logs/calls/<label>/`; researchers get the search and archive scripts, and the roles
+whose output code checks the self-check script (core.commands), and the CLI's rules allow only
+those; and, where bubblewrap works (or `sandbox: bwrap` demands it), the process runs inside the OS
+sandbox (core.sandbox) with a private copy of its CLI's configuration.
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
+from deepresearch.agents import confine
 from deepresearch.agents.base import AgentBackend, AgentRequest, AgentResult, FailureKind
 from deepresearch.agents.registry import get_backend, resolve_executable
 from deepresearch.core import sandbox
-from deepresearch.core.agent_env import agent_environment
 from deepresearch.core.attribution import CALL_ENV, TASK_ENV
 from deepresearch.core.budget import Budget, CallTicket
 from deepresearch.core.commands import (
@@ -124,9 +125,13 @@ class AgentRunner:
 
     def sandbox_state(self) -> tuple[sandbox.SandboxStatus, bool]:
         """(what bubblewrap can do here, whether agents run in it), decided once per runner; a
-        ConfigError for `sandbox: bwrap` without a working bubblewrap, a warning for `auto`."""
+        ConfigError for `sandbox: bwrap` without a working bubblewrap, a warning for `auto`, and a
+        ConfigError when the workspace or a `sandbox_paths` folder would show the home folder."""
         with self._lock:
             if self._sandbox is None:
+                home = Path(self.environ.get("HOME") or Path.home())
+                sandbox.check_workspace(self.workspace.root, home)
+                sandbox.check_writable(self.config.sandbox_paths, home)
                 mode = self.config.sandbox
                 status = (
                     self.probe_sandbox()
@@ -156,6 +161,7 @@ class AgentRunner:
         (retryable failures exhausted); raises for final failures (not installed / logged in)."""
         backend, executable = self.backend_for(call.role)
         role_config = self.config.role(call.role)
+        confine.own_folder(self.workspace, call.output_file)
         prompt_file = self._write_prompt(call)
         tools = tools_for(call.role)
         commands = tool_commands(self.workspace).for_role(call.role)
@@ -173,7 +179,7 @@ class AgentRunner:
             extra_args=tuple(self.config.backend_args.get(backend.name, [])),
             tool_commands=commands,
             tool_roots=(*install_roots(executable), *(client_roots() if commands else ())),
-            environ=self._child_env(call),
+            environ=self._child_env(call, backend),
         )
         attempts = self.config.retries + 1
         result = AgentResult.failed(FailureKind.CRASHED, "not run")
@@ -189,7 +195,7 @@ class AgentRunner:
                         result.message = f"{result.message} (not retried: {exc.message})"
                         return result
                 if attempt > 1:  # asking the service's address again restarts it if it died meanwhile
-                    request = replace(request, environ=self._child_env(call))
+                    request = replace(request, environ=self._child_env(call, backend))
                 result = self._attempt(backend, request, call, attempt, role_config.timeout, ticket)
                 if result.ok:
                     return result
@@ -216,7 +222,24 @@ class AgentRunner:
         ticket: CallTicket,
     ) -> AgentResult:
         env = backend.build_env(request, request.environ)
-        argv = self._confine(backend, request, env, backend.build_argv(request))
+        private = self._private_config(backend, env)
+        try:
+            return self._run(backend, request, call, attempt, timeout, env, private, ticket)
+        finally:
+            private.close()  # what the call changed in its CLI's configuration goes with the copy
+
+    def _run(
+        self,
+        backend: AgentBackend,
+        request: AgentRequest,
+        call: AgentCall,
+        attempt: int,
+        timeout: float | None,
+        env: dict[str, str],
+        private: confine.PrivateConfig,
+        ticket: CallTicket,
+    ) -> AgentResult:
+        argv = self._confine(request, env, backend.build_argv(request), private)
         model = request.model
         started_pid: list[int] = []
 
@@ -264,8 +287,8 @@ class AgentRunner:
         )
         return result
 
-    def _child_env(self, call: AgentCall) -> dict[str, str]:
-        env = agent_environment(self.environ)
+    def _child_env(self, call: AgentCall, backend: AgentBackend) -> dict[str, str]:
+        env = confine.call_environment(self.environ, backend, self.config.agent_env)
         # Agents run `deepresearch archive/search` from the workspace; tell those where it is,
         # where the run's tool service listens, whose calls they are (the task; the batch comes
         # with `--batch N`), and the run's effective search ceiling (a flag or input.md may have
@@ -277,25 +300,25 @@ class AgentRunner:
             env[SERVICE_ENV] = self.tool_service.address()
         return env
 
+    def _private_config(self, backend: AgentBackend, env: dict[str, str]) -> confine.PrivateConfig:
+        """Private copies of the CLI's configuration when the call runs in the sandbox."""
+        _, used = self.sandbox_state()
+        return confine.private_config(backend, env) if used else confine.PrivateConfig()
+
     def _confine(
-        self, backend: AgentBackend, request: AgentRequest, env: Mapping[str, str], argv: list[str]
+        self, request: AgentRequest, env: dict[str, str], argv: list[str], private: confine.PrivateConfig
     ) -> list[str]:
         """`argv` inside bubblewrap when the sandbox is in use, else as it is."""
         status, used = self.sandbox_state()
         if not used or status.executable is None:
             return argv
         home = Path(env["HOME"]) if env.get("HOME") else None
-        writable = [self.workspace.logs, *backend.config_paths(env)]
+        shown = (*request.tool_roots, *sandbox.program_paths(argv, home))
         # (A folder the CLI has not created yet is not kept: it writes into the empty home.)
-        writable += [Path(p).expanduser() for p in self.config.sandbox_paths]
-        confinement = sandbox.Confinement(
-            workspace=self.workspace.root.resolve(),
-            home=home,
-            writable=tuple(writable),
-            readable=sandbox.kept_visible(env, home, (*request.tool_roots, *sandbox.program_folders(argv))),
-            tmpdir=Path(env["TMPDIR"]) if env.get("TMPDIR") else None,
-        )
-        return sandbox.confine(status.executable, confinement, argv)
+        extra = [Path(p).expanduser() for p in self.config.sandbox_paths]
+        folder = request.output_file.parent
+        boxed = confine.confinement(self.workspace, folder, env, private, shown, extra)
+        return sandbox.confine(status.executable, boxed, argv)
 
     def _write_prompt(self, call: AgentCall) -> Path:
         self.workspace.prompts.mkdir(parents=True, exist_ok=True)

@@ -4,6 +4,7 @@ Chromium, search and the workspace, each problem with the command that fixes it.
 from __future__ import annotations
 
 import os
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -47,6 +48,7 @@ def doctor(
     typer.echo(f"deepresearch doctor — {report.workdir}\n")
     _agents(report.agents, report.pinged, report.node)
     _permissions(report.agents, report.permissions, verbose)
+    _environments(report)
     _sandbox(report.sandbox)
     _browser(report.browser)
     _search(report.search)
@@ -96,6 +98,28 @@ def _permissions(agents: list[AgentCheck], permissions: dict[str, PermissionProf
         for gap in profile.gaps:
             typer.echo(f"  {'':<8} {UNKNOWN} cannot express: {gap}")
     typer.echo("")
+
+
+def _environments(report: DoctorReport) -> None:
+    typer.echo("Agent environments (what passes from this environment to each CLI; names only)")
+    _wrapped("every CLI", ", ".join(report.every_cli_env))
+    for env in report.environments:
+        _wrapped(env.name, "+ " + (", ".join(env.declared) or "nothing of its own: name it in agent_env"))
+        _wrapped("", f"set here and passed: {', '.join(env.passed) or 'none'}")
+        _wrapped("", f"set here and withheld: {len(env.withheld)} ({_some(env.withheld)})")
+    typer.echo("")
+
+
+def _wrapped(label: str, text: str) -> None:
+    lines = textwrap.wrap(text, width=96, break_on_hyphens=False) or [""]
+    typer.echo(f"  {label:<10} {lines[0]}")
+    for line in lines[1:]:
+        typer.echo(f"  {'':<10}   {line}")
+
+
+def _some(names: tuple[str, ...], shown: int = 6) -> str:
+    more = f", and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more if names else "none"
 
 
 def _sandbox(check: SandboxCheck) -> None:

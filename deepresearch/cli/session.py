@@ -22,6 +22,7 @@ from deepresearch.core.errors import NoAgentError, StateError, UsageError
 from deepresearch.core.eventlog import EventLog
 from deepresearch.core.events import FanOut
 from deepresearch.core.roles import Role
+from deepresearch.core.sandbox import check_workspace
 from deepresearch.core.workspace import Workspace
 from deepresearch.pipeline.documents import expand_documents
 from deepresearch.pipeline.orchestrator import Orchestrator, new_document, role_agents
@@ -203,6 +204,8 @@ def start_run(options: RunOptions, environ: dict[str, str]) -> RunSummary | None
     workdir = options.workdir.expanduser().resolve()
     if workdir.exists() and not workdir.is_dir():
         raise UsageError(f"{workdir} is a file, not a folder", hint="pass -o a folder for the run")
+    # Before anything is written there: a run in the home folder would show all of it to agents.
+    check_workspace(workdir, Path(environ.get("HOME") or Path.home()))
     workspace = Workspace(workdir)
     console = Console(highlight=False)
     request = read_request(options.prompt, options.file)

@@ -32,10 +32,8 @@ from deepresearch.core.errors import ArchiveError, DeepResearchError, ToolServic
 from deepresearch.core.files import merge_tree
 from deepresearch.core.workspace import Workspace
 from deepresearch.service.client import ServiceUnreachable, ToolClient, service_address
-from deepresearch.service.protocol import Caller
+from deepresearch.service.protocol import MAX_K, Caller
 from deepresearch.sources.record import SourceRecord
-
-MAX_K = 20  # the smallest per-request maximum among the providers (Brave, Tavily)
 
 
 @dataclass

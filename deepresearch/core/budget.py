@@ -8,7 +8,7 @@ workspace, so it survives restarts and is shared by the concurrent `deepresearch
 of the run's agents:
 
 - `.deepresearch/usage.jsonl`: one line per agent call (appended by `record_call`);
-- `.deepresearch/searches.json`: `{"used": N}`, changed only under `.deepresearch/searches.lock`;
+- `.deepresearch/searches.json`: `{"used": N}`, changed only under `.deepresearch/locks/searches.lock`;
 - `.deepresearch/elapsed.json`: `{"minutes": M}`, the earlier sessions' time plus this one's so far.
 
 A call is counted from the moment it is reserved (`reserve_call`), so no number of parallel starts
@@ -301,7 +301,7 @@ class Budget:
 
     def _search_lock(self) -> Path:
         # A separate lock file: the counter is replaced atomically, which would orphan a lock on it.
-        return self.workspace.private / "searches.lock"
+        return self.workspace.locks / "searches.lock"
 
     def _read_searches(self) -> int:
         path = self.search_counter

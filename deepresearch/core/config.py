@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import ipaddress
 import os
+import re
 import types
 import typing
 from collections.abc import Iterable, Mapping
@@ -27,6 +29,8 @@ ROLES = ROLE_NAMES
 SEARCH_PROVIDERS = ("serper", "tavily", "exa", "brave", "duckduckgo")  # default chain order
 SOURCE_SERVICES = ("arxiv", "crossref", "unpaywall", "doi", "youtube")  # specialist archiving routes
 ENV_PREFIX = "DEEPRESEARCH_"
+_ENV_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\*?|\*")
+_HOST_PATTERN = re.compile(r"[A-Za-z0-9._:-]+|\[[0-9A-Fa-f:.]+\]")
 
 
 @dataclass
@@ -83,6 +87,12 @@ class Config:
     # the OS sandbox around agent processes (core/sandbox.py): auto | bwrap | off
     sandbox: str = "auto"
     sandbox_paths: list[str] = field(default_factory=list)  # extra folders agents may write in it
+    # extra environment variables agents get besides what their CLI needs (core/agent_env.py);
+    # a name ending in * is a prefix
+    agent_env: list[str] = field(default_factory=list)
+    # hosts and networks archiving may reach although they are private (sources/netguard.py):
+    # names, addresses or CIDRs; everything else must resolve to a public address
+    allow_private_hosts: list[str] = field(default_factory=list)
     # Top-K saturation per executor task (None: the value of the `effort` preset, see effort.py)
     k_initial: int | None = None
     k_expand: int | None = None
@@ -141,6 +151,13 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "verify_support": ("always", "never"),
     "sandbox": ("auto", "bwrap", "off"),
     "batch_calls": ("in_call", "per_batch"),
+}
+# YAML 1.1 reads `off`, `no`, `never`-like words as booleans: the word a boolean stands for, per
+# setting (a boolean with no word here stays an error that names the choices).
+_BOOLEAN_WORDS: dict[str, dict[bool, str]] = {
+    "sandbox": {False: "off"},
+    "analysis": {True: "always", False: "never"},
+    "verify_support": {True: "always", False: "never"},
 }
 _POSITIVE = {"max_rounds", "concurrency", "agent_timeout", "breadth", "max_tasks", "archive_timeout"}
 _POSITIVE |= {"search_timeout", "k_initial", "k_expand", "min_batches", "max_batches", "saturation_threshold"}
@@ -229,9 +246,34 @@ def _check_range(key: str, value: Any, source: str) -> None:
             parse_choice(value)
         except ValueError as exc:
             raise ConfigError(key, source, str(exc), hint="for example: languages: [en, zh, +de]") from None
+    if key == "agent_env" and (bad := [v for v in value if not _ENV_PATTERN.fullmatch(v)]):
+        raise ConfigError(
+            key, source, f"expected variable names (a trailing * for a prefix), got {', '.join(bad)}"
+        )
+    if key == "allow_private_hosts":
+        _check_hosts(value, source)
     if key == "search_providers" and set(value) - set(SEARCH_PROVIDERS):
         unknown = ", ".join(sorted(set(value) - set(SEARCH_PROVIDERS)))
         raise ConfigError(key, source, f"unknown provider {unknown}; known: {', '.join(SEARCH_PROVIDERS)}")
+
+
+def _check_hosts(value: list[str], source: str) -> None:
+    """Each entry a host name, an IP address or a network in CIDR notation."""
+    for entry in value:
+        if "/" in entry and "://" not in entry:
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError as exc:
+                raise ConfigError(
+                    "allow_private_hosts", source, f"{entry!r} is not a network: {exc}"
+                ) from exc
+        elif not _HOST_PATTERN.fullmatch(entry):
+            raise ConfigError(
+                "allow_private_hosts",
+                source,
+                f"{entry!r} is not a host name, address or CIDR network",
+                hint="write names without scheme or port, e.g. intranet.example.com, 10.0.0.0/8",
+            )
 
 
 def _roles_from(value: Any, source: str) -> dict[str, RoleConfig]:
@@ -322,6 +364,13 @@ def apply_layer(config: Config, layer: Mapping[str, Any], source: str) -> Config
         if key == "source_base_urls":
             updates[key] = {**config.source_base_urls, **_service_urls_from(value, source)}
             continue
+        if isinstance(value, bool) and key in _CHOICES:
+            if value not in _BOOLEAN_WORDS.get(key, {}):
+                choices = ", ".join(_CHOICES[key])
+                raise ConfigError(
+                    key, source, f"must be one of {choices}, got {value} (YAML reads yes/on as true)"
+                )
+            value = _BOOLEAN_WORDS[key][value]  # `sandbox: off` as the README writes it
         if key == "documents" and isinstance(value, str):
             value = [value]  # one path (which may hold spaces), not a list of words
         if key == "languages" and isinstance(value, str):

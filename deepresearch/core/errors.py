@@ -93,6 +93,12 @@ class WorkspaceLockedError(DeepResearchError):
     exit_code = ExitCode.LOCKED
 
 
+class LockTimeoutError(DeepResearchError):
+    """A shared file's lock was held elsewhere for longer than a lock may be waited for."""
+
+    exit_code = ExitCode.LOCKED
+
+
 class CheckFailedError(DeepResearchError):
     """The report did not pass verification; the report is kept with a Verification section."""
 

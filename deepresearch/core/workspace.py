@@ -1,5 +1,10 @@
 """The workspace layout (docs/architecture.md: The workspace): every path a run reads or writes, in
-one place."""
+one place.
+
+What code trusts — task.md, the archives, the search log, the tool log, the usage ledger, the
+prompts — is written only by the orchestrator or the run's tool service. An agent call may write
+only its own folder, `logs/calls/<label>/` (its output file), which the OS sandbox and each CLI's
+rules enforce; the locks live in `.deepresearch/locks/`, which no agent can see."""
 
 from __future__ import annotations
 
@@ -64,6 +69,11 @@ class Workspace:
         return self.logs / "search_results.jsonl"
 
     @property
+    def calls(self) -> Path:
+        """logs/calls/: one folder per agent call, the only place agents may write."""
+        return self.logs / "calls"
+
+    @property
     def private(self) -> Path:
         """.deepresearch/: lock, snapshots, source registry, caches, usage ledger."""
         return self.root / ".deepresearch"
@@ -71,6 +81,11 @@ class Workspace:
     @property
     def lock_file(self) -> Path:
         return self.private / "lock"
+
+    @property
+    def locks(self) -> Path:
+        """.deepresearch/locks/: the lock files of the run's shared files (hidden from agents)."""
+        return self.private / "locks"
 
     @property
     def snapshots(self) -> Path:
@@ -129,9 +144,13 @@ class Workspace:
         """logs/<label>.log: an agent's stdout and stderr."""
         return self.logs / f"{label}.log"
 
+    def call_dir(self, label: str) -> Path:
+        """logs/calls/<label>/: the one folder an agent call may write in."""
+        return self.calls / label
+
     def result_file(self, label: str) -> Path:
-        """logs/<label>_result.md: the one file an agent writes."""
-        return self.logs / f"{label}_result.md"
+        """logs/calls/<label>/<label>_result.md: the one file an agent writes."""
+        return self.call_dir(label) / f"{label}_result.md"
 
     def relative(self, path: Path) -> str:
         """`path` relative to the workspace, with forward slashes (as written in task.md)."""

@@ -43,6 +43,8 @@ def demo_settings(site_url: str, python: str = sys.executable) -> dict[str, Any]
         "max_figures": 2,
         "search_providers": ["duckduckgo"],
         "search_base_urls": {"duckduckgo": site_url},
+        # The demo's pages are served on this machine: archiving may reach that one host.
+        "allow_private_hosts": [urlsplit(site_url).hostname or "127.0.0.1"],
         "sandbox": "off",
         "retries": 1,
         "backoff_base": 0.5,

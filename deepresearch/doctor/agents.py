@@ -26,6 +26,7 @@ from deepresearch.agents.base import (
     PermissionProfile,
     ToolProfile,
 )
+from deepresearch.agents.confine import call_environment
 from deepresearch.agents.registry import BUILTIN, DETECTION_ORDER, get_backend
 from deepresearch.core.config import Config, load_config
 from deepresearch.core.errors import DeepResearchError
@@ -39,7 +40,14 @@ from deepresearch.doctor.checks import (
     check_search,
     check_workspace,
 )
-from deepresearch.doctor.security import SandboxCheck, check_sandbox, permission_profiles
+from deepresearch.doctor.security import (
+    AgentEnvironment,
+    SandboxCheck,
+    agent_environments,
+    base_names,
+    check_sandbox,
+    permission_profiles,
+)
 
 NODE_MAJOR = 20  # the agent CLIs are npm packages that need Node.js 20 or later
 NODE_FIX = f"install Node.js {NODE_MAJOR} or later with npm (https://nodejs.org, or your package manager)"
@@ -82,6 +90,8 @@ class DoctorReport:
     workspace: WorkspaceCheck
     sandbox: SandboxCheck
     permissions: dict[str, PermissionProfile] = field(default_factory=dict)
+    environments: list[AgentEnvironment] = field(default_factory=list)
+    every_cli_env: tuple[str, ...] = ()  # what every CLI gets: the basics and `agent_env`
     config_problem: str = ""
     pinged: bool = False
     node: str | None = None  # Node.js's version ("" when `node` is not on PATH), which npm installs need
@@ -134,6 +144,8 @@ def run_doctor(
         workspace=check_workspace(Workspace(workdir)),
         sandbox=check_sandbox(config),
         permissions=permission_profiles(config),
+        environments=agent_environments(config, env),
+        every_cli_env=base_names(config),
         config_problem=config_problem,
         pinged=ping,
     )
@@ -213,7 +225,7 @@ def ping_agent(
         outcome = runner.run(
             backend.build_argv(request),
             cwd=root,
-            env=backend.build_env(request, environ),
+            env=backend.build_env(request, call_environment(environ, backend, config.agent_env)),
             timeout=min(config.agent_timeout, PING_TIMEOUT),
             log_path=Path(os.devnull),
         )

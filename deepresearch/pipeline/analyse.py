@@ -6,7 +6,7 @@ Whether it runs (`analysis` setting): `never`; `always`; or `auto`, which runs i
 evaluate, impact, forecast, should, cause... or 为什么, 比较, 评估, 影响, 预测...) or a long question
 (over 40 words, or 120 CJK characters) runs it.
 
-The analysis (`logs/analyst_result.md`) is checked by the report's own checks; violations go back to
+The analysis (`logs/calls/analyst/analyst_result.md`) is checked by the report's own checks; violations go back to
 the analyst once. What remains is reported as a notice, and an analysis that still cites an
 unregistered source or an unknown fact is withheld from the synthesizer (renamed `.withheld.md`).
 """

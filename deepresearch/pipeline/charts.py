@@ -1,6 +1,6 @@
 """Phase: charts. After the knowledge graph is final, a chart-planning agent proposes figures as data.
 
-The agent writes declarative specs (`logs/charts_result.md`, format in `figures/spec.py`); code parses
+The agent writes declarative specs (`logs/calls/charts/charts_result.md`, format in `figures/spec.py`); code parses
 them, traces every number to the fact it cites, and re-prompts once with the exact problems. After
 the repair a figure that still fails is dropped; `max_chart_failures` failures in a row skip the rest.
 The accepted figures are drawn by code in a child process with a time limit, numbered, and written

@@ -71,13 +71,18 @@ def begin_follow_up(
 
 
 def _agent_logs(workspace: Workspace) -> list[Path]:
-    """What the earlier question's agents left under logs/: prompts, briefs, each call's log and output
-    file (the run-wide logs, events and searches, stay: they are the workspace's history)."""
+    """What the earlier question's agents left under logs/: prompts, briefs, each call's log and its
+    folder with its output file (the run-wide logs, events and searches, stay: they are the workspace's history)."""
     logs = workspace.logs
     if not logs.is_dir():
         return []
     calls = [p for p in logs.iterdir() if p.is_file() and (p.suffix == ".log" or "_result" in p.name)]
-    return [workspace.prompts, workspace.briefs, *sorted(p for p in calls if p != workspace.orchestrator_log)]
+    return [
+        workspace.prompts,
+        workspace.briefs,
+        workspace.calls,  # each call's own folder, with its output file
+        *sorted(p for p in calls if p != workspace.orchestrator_log),
+    ]
 
 
 def _set_aside(paths: Sequence[Path], folder: Path) -> None:

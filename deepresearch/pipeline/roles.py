@@ -56,7 +56,7 @@ class RoleSpec(Generic[T]):
 
     role: Role
     template: str  # prompts/<template>.md.j2
-    label: str  # logs/<label>.log and logs/<label>_result.md; executors use their task ID
+    label: str  # logs/<label>.log and logs/calls/<label>/<label>_result.md; executors use their task ID
     parser: Callable[[RunContext, StepScope], Parser[T]]
     check: Callable[[RunContext, StepScope], Check[T]] | None = None
     repairs: Repairs = Repairs()

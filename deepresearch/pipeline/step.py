@@ -103,7 +103,7 @@ NO_SCOPE = StepScope()
 
 
 def output_file(ctx: RunContext, spec: RoleSpec[T], scope: StepScope = NO_SCOPE) -> Path:
-    """logs/<label>_result.md: the one file the call's agent writes."""
+    """logs/calls/<label>/<label>_result.md: the one file the call's agent writes."""
     return ctx.workspace.result_file(spec.label_for(scope))
 
 

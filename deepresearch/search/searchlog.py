@@ -49,8 +49,9 @@ def append_results(
     stamp = {"time": when.isoformat(timespec="seconds"), "cached": cached, "language": detect_language(query)}
     path = workspace.search_log
     path.parent.mkdir(parents=True, exist_ok=True)
-    # Concurrent executors append here: the lock keeps each search's lines together.
-    with file_lock(path):
+    # Concurrent searches append here: the lock keeps each search's lines together. It is a file of
+    # its own where agents cannot see it: one that held a lock on the log would stall every search.
+    with file_lock(workspace.locks / "search_log.lock"):
         append_jsonl(path, *({**row, **stamp, **extra} for row in rows))
 
 

@@ -70,11 +70,16 @@ class ToolClient:
                 raise ServiceUnreachable(f"cannot connect to {self.address}: {exc.strerror or exc}") from exc
             conn.settimeout(ANSWER_TIMEOUT)
             try:
-                conn.sendall(request.encode())
-                conn.shutdown(socket.SHUT_WR)
+                try:
+                    conn.sendall(request.encode())
+                    conn.shutdown(socket.SHUT_WR)
+                except BrokenPipeError:
+                    pass  # it answered without reading (busy) and closed: the answer is there to read
                 line = read_line(conn)
             except OSError as exc:
                 raise ServiceUnreachable(f"lost the connection to {self.address}: {exc}") from exc
+            except ProtocolError as exc:
+                raise ServiceUnreachable(f"{self.address} answered something else: {exc}") from exc
         finally:
             conn.close()
         if not line:

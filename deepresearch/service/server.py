@@ -38,6 +38,7 @@ from deepresearch.core.workspace import Workspace
 from deepresearch.search.engine import run_search
 from deepresearch.service.address import reachable
 from deepresearch.service.archiving import SharedArchiver
+from deepresearch.service.limits import Gate, ServiceLimits, check
 from deepresearch.service.protocol import (
     Caller,
     ProtocolError,
@@ -54,7 +55,7 @@ from deepresearch.sources.record import SourceRecord
 # The self-check: (task, call) → findings. Set by the orchestrator (the checks live above this layer).
 Checker = Callable[[str, str], dict[str, Any]]
 ACCEPT_POLL = 0.2  # seconds between checks of the stop flag while waiting for connections
-READ_TIMEOUT = 30.0  # a client that connects must send its request within this
+BUSY_TIMEOUT = 1.0  # to tell a connection past the cap that the service is busy
 
 
 class ToolService:
@@ -69,8 +70,11 @@ class ToolService:
         sink: EventSink,
         research_date: date | None = None,
         renew_before: datetime | None = None,
+        limits: ServiceLimits | None = None,
     ) -> None:
         self.workspace = workspace
+        self.limits = limits or ServiceLimits()
+        self._gate = Gate(self.limits.max_connections)
         self.config = config
         self.budget = budget
         self.environ = environ  # with the search keys: they stay in this process
@@ -201,17 +205,42 @@ class ToolService:
                 continue
             except OSError:
                 return  # the listener was closed
+            if not self._gate.enter():
+                self._refuse(conn)
+                continue
             threading.Thread(target=self._handle, args=(conn,), name="tool-request", daemon=True).start()
 
+    @property
+    def connections(self) -> int:
+        """Connections being served now."""
+        return self._gate.active
+
+    def _refuse(self, conn: socket.socket) -> None:
+        """Past the connection cap: say so at once and close."""
+        busy = ToolServiceError(
+            f"the tool service is busy ({self.limits.max_connections} requests at once)",
+            hint="wait a few seconds and run the command again",
+        )
+        with conn, contextlib.suppress(OSError):
+            conn.settimeout(BUSY_TIMEOUT)
+            conn.sendall(failure(busy))
+
     def _handle(self, conn: socket.socket) -> None:
-        with conn:
-            conn.settimeout(READ_TIMEOUT)
-            try:
-                line = read_line(conn)
-                conn.settimeout(None)
-                conn.sendall(self._answer(line))
-            except OSError:
-                return  # the client went away (its agent was stopped): nothing to answer
+        try:
+            with conn:
+                try:
+                    deadline = time.monotonic() + self.limits.read_timeout
+                    line = read_line(conn, self.limits.max_request_bytes, deadline)
+                except ProtocolError as exc:
+                    answer_bytes = failure(UsageError(f"the tool service refused the request: {exc}"))
+                else:
+                    answer_bytes = self._answer(line)
+                conn.settimeout(self.limits.send_timeout)  # the whole answer, however slowly read
+                conn.sendall(answer_bytes)
+        except OSError:
+            return  # the client went away, or took too long to send or to read: nothing to answer
+        finally:
+            self._gate.leave()
 
     def _answer(self, line: bytes) -> bytes:
         try:
@@ -226,6 +255,7 @@ class ToolService:
             entry["urls"] = list(request.urls)
         try:
             self._check_workspace(request)
+            check(request, self.limits)
             if request.op == "search":
                 outcome = run_search(
                     self.workspace,

@@ -36,6 +36,7 @@ from deepresearch.sources.browser import Browser, BrowserOptions, BrowserUnavail
 from deepresearch.sources.content import build_content
 from deepresearch.sources.copies import CopyProbe
 from deepresearch.sources.fetch import Fetched, FetchFailure, http_fetch
+from deepresearch.sources.netguard import HostPolicy
 from deepresearch.sources.papers import archive_landing
 from deepresearch.sources.record import BAD_URL, INTERNAL, UNSUPPORTED, SourceRecord
 from deepresearch.sources.registry import SourceRegistry
@@ -79,6 +80,7 @@ class Archiver:
         self.attribution = attribution  # recorded on every record and use (registry), unless a call says
         # A known source archived before this is stale: asked for again, it is archived again.
         self.renew_before = renew_before
+        self.guard = HostPolicy.from_config(config)  # every request reaches the public web only
         self.options = BrowserOptions(
             chromium_path=config.chromium_path,
             profile=workspace.browser_profile,
@@ -87,6 +89,7 @@ class Archiver:
             pool_size=config.archive_concurrency,
             screenshot=screenshot,
             print_pdf=print_pdf,
+            guard=self.guard,
         )
         self.warnings: list[str] = []
         self.browser_unavailable = ""  # why the plain HTTP fallback is in use, once known
@@ -239,7 +242,7 @@ class Archiver:
         return built_web(fetched, content, fallback)
 
     def _tools(self) -> Tools:
-        return Tools(self.config, self.environ, self._page_from_thread, self.provided)
+        return Tools(self.config, self.environ, self._page_from_thread, self.guard, self.provided)
 
     def _page_from_thread(self, url: str) -> Fetched:
         """A web page fetched on the archiver's loop (browser or fallback) for a route's worker thread."""
@@ -259,11 +262,12 @@ class Archiver:
         """(what was fetched, whether the plain HTTP fallback was used)."""
         if urlsplit(url).scheme not in ("http", "https"):
             raise FetchFailure(BAD_URL, f"not an http(s) URL: {url!r}")
+        await asyncio.to_thread(self.guard.check, url)  # (it may resolve the host: off the loop)
         browser = await self._ensure_browser()
         if browser is not None:
             return await browser.fetch(url, screenshot=shots[0], print_pdf=shots[1]), False
         fetched = await asyncio.to_thread(
-            http_fetch, url, self.config.archive_timeout, self.config.archive_max_bytes
+            http_fetch, url, self.config.archive_timeout, self.config.archive_max_bytes, self.guard
         )
         return fetched, True
 

@@ -4,7 +4,9 @@ The ONLY module that imports playwright: archiving (`Browser`), signing in (`log
 printing report.pdf (`print_pdf`) all launch Chromium here, in one order: Playwright's own when
 installed, else the configured `chromium_path`, else the system's (`/usr/bin/chromium`). When the workspace has a
 browser profile (`deepresearch browser login`), pages open in it, so sites the person signed in
-to are archived signed in; if another process holds the profile, a private copy is used.
+to are archived signed in; if another process holds the profile, a private copy is used. An
+archiving browser makes every request through the checking proxy (`_guard_traffic`,
+sources/guardproxy.py): the page, its resources and every redirect reach public addresses only.
 """
 
 from __future__ import annotations
@@ -30,7 +32,17 @@ from deepresearch.sources.fetch import (
     split_content_type,
     status_failure,
 )
-from deepresearch.sources.record import BAD_URL, CONNECTION, DNS, INTERNAL, REDIRECT_LOOP, TIMEOUT, TOO_LARGE
+from deepresearch.sources.guardproxy import PROXY_HEADER, GuardProxy
+from deepresearch.sources.netguard import HostPolicy
+from deepresearch.sources.record import (
+    BAD_URL,
+    CONNECTION,
+    DNS,
+    INTERNAL,
+    REDIRECT_LOOP,
+    TIMEOUT,
+    TOO_LARGE,
+)
 
 BROWSER_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -61,6 +73,7 @@ class BrowserOptions:
     pool_size: int = 4
     screenshot: bool = False
     print_pdf: bool = False
+    guard: HostPolicy | None = None  # archiving: every request checked (None: a local page or a check)
 
 
 def candidate_executables(chromium_path: str | None) -> list[str | None]:
@@ -87,11 +100,24 @@ def _navigation_failure(exc: PlaywrightError, url: str) -> FetchFailure:
     return FetchFailure(kind, f"{url}: {message.removeprefix('Page.goto: ')}", final_url=url)
 
 
+def _guard_traffic(kwargs: dict[str, Any], proxy: str) -> None:
+    """Send every request of the browser through the checking proxy at `proxy`: loopback too (which
+    Chromium would otherwise reach directly), and no WebRTC UDP around it."""
+    kwargs["proxy"] = {"server": proxy}
+    kwargs["args"] = [
+        *kwargs["args"],
+        "--proxy-bypass-list=<-loopback>",
+        "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    ]
+
+
 async def _launch(
-    pw: Playwright, executable: str | None, profile: Path | None, headless: bool
+    pw: Playwright, executable: str | None, profile: Path | None, headless: bool, proxy: str | None = None
 ) -> tuple[BrowserContext, Path | None]:
     """A browser context, and the temporary profile copy to delete afterwards (if one was made)."""
     kwargs: dict[str, Any] = {"headless": headless, "args": BROWSER_ARGS}
+    if proxy is not None:
+        _guard_traffic(kwargs, proxy)
     if executable:
         kwargs["executable_path"] = executable
     if profile is None or not profile.is_dir():
@@ -150,15 +176,20 @@ class Browser:
         self._profile_copy: Path | None = None
         self._idle: list[Page] = []
         self._traffic: dict[Page, _Traffic] = {}
+        self._proxy: GuardProxy | None = None
 
     async def start(self) -> None:
         """Launch the first Chromium that works; BrowserUnavailable lists every attempt otherwise."""
         self._pw = await async_playwright().start()
+        proxy_url = None
+        if self.options.guard is not None:
+            self._proxy = GuardProxy(self.options.guard, connect_timeout=self.options.timeout)
+            proxy_url = await self._proxy.start()
         tried: list[str] = []
         for executable in candidate_executables(self.options.chromium_path):
             try:
                 self._context, self._profile_copy = await _launch(
-                    self._pw, executable, self.options.profile, headless=True
+                    self._pw, executable, self.options.profile, headless=True, proxy=proxy_url
                 )
             except PlaywrightError as exc:
                 tried.append(f"{executable or 'Playwright Chromium'}: {_first_line(exc)}")
@@ -168,6 +199,8 @@ class Browser:
             return
         await self._pw.stop()
         self._pw = None
+        if self._proxy is not None:
+            await self._proxy.close()
         raise BrowserUnavailable("; ".join(tried))
 
     async def close(self) -> None:
@@ -184,6 +217,8 @@ class Browser:
                 await self._pw.stop()
         if self._profile_copy is not None:
             shutil.rmtree(self._profile_copy, ignore_errors=True)
+        if self._proxy is not None:
+            await self._proxy.close()
         self._context, self._pw, self._profile_copy, self._idle = None, None, None, []
         self._traffic = {}
 
@@ -226,9 +261,13 @@ class Browser:
             except PlaywrightError as exc:
                 if "Download is starting" in str(exc) or "ERR_ABORTED" in str(exc):
                     return await self.download(url)  # served as an attachment: not a page to render
-                raise _navigation_failure(exc, url) from exc
+                raise self._refused(exc, url) or _navigation_failure(exc, url) from exc
             if response is None:
                 raise FetchFailure(INTERNAL, f"{url}: the browser returned no response")
+            said = await response.header_value(PROXY_HEADER) if self._proxy is not None else None
+            if said:  # the checking proxy's own answer, not the site's: a hop it refused or could not reach
+                kind, _, what = said.partition(": ")
+                raise FetchFailure(kind, f"{response.url}: {what}", final_url=response.url)
             content_type, _ = split_content_type(await response.header_value("content-type"))
             if response.status >= 400:
                 raise status_failure(response.status, response.url, content_type)
@@ -238,6 +277,16 @@ class Browser:
             return await self._rendered(page, url, response.status, content_type or "text/html", shots)
         finally:
             await self._release(page, healthy)
+
+    def _refused(self, exc: PlaywrightError, url: str) -> FetchFailure | None:
+        """What the checking proxy said behind a failed tunnel (an HTTPS host it refused or could
+        not reach)."""
+        said = _first_line(exc)
+        if self._proxy is None or "ERR_TUNNEL_CONNECTION_FAILED" not in said:
+            return None
+        failed_at = said.rsplit(" at ", 1)[-1].strip() if " at " in said else url
+        found = self._proxy.failure_for(failed_at) or self._proxy.failure_for(url)
+        return FetchFailure(found[0], f"{failed_at}: {found[1]}", final_url=failed_at) if found else None
 
     async def _rendered(
         self, page: Page, url: str, status: int, content_type: str, shots: tuple[bool, bool]
@@ -268,8 +317,9 @@ class Browser:
         assert self._context is not None, "Browser.start() first"
         cookies = await self._context.cookies(url)
         header = "; ".join(f"{c.get('name')}={c.get('value')}" for c in cookies)
+        guard = self.options.guard or HostPolicy.allowing(["0.0.0.0/0", "::/0"])
         fetched = await asyncio.to_thread(
-            http_fetch, url, self.options.timeout, self.options.max_bytes, header
+            http_fetch, url, self.options.timeout, self.options.max_bytes, guard, header
         )
         return fetched
 

@@ -29,10 +29,11 @@ BAD_URL = "bad_url"
 BROWSER_UNAVAILABLE = "browser_unavailable"
 INTERNAL = "internal"  # a bug in the archiver; the message says what
 UNSUPPORTED = "unsupported"  # a local file of a kind that is not archived (or not allowed)
+BLOCKED = "blocked"  # a host that is not on the public web (sources/netguard.py), said why
 
 FAILURE_KINDS = (
     HTTP_4XX, HTTP_5XX, DNS, CONNECTION, TIMEOUT, REDIRECT_LOOP, NON_TEXT, TOO_LARGE,
-    LOGIN_WALL, CAPTCHA, EMPTY, BAD_URL, BROWSER_UNAVAILABLE, INTERNAL, UNSUPPORTED,
+    LOGIN_WALL, CAPTCHA, EMPTY, BAD_URL, BROWSER_UNAVAILABLE, INTERNAL, UNSUPPORTED, BLOCKED,
 )  # fmt: skip
 
 # What a source is: a web page, a PDF on the web, a paper (arXiv, DOI, a publisher's landing page),

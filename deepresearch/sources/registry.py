@@ -88,7 +88,7 @@ class SourceRegistry:
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
         self.path = workspace.source_registry
-        self.lock_path = self.path.with_suffix(".lock")
+        self.lock_path = workspace.locks / "sources.lock"  # where no agent can hold it
         self.sketch_path = self.path.with_name("sketches.jsonl")
 
     @contextlib.contextmanager

@@ -20,6 +20,7 @@ from deepresearch.core.langdetect import detect_language
 from deepresearch.core.languages import language_code
 from deepresearch.sources.content import sha256_hex
 from deepresearch.sources.fetch import Fetched, http_fetch
+from deepresearch.sources.netguard import HostPolicy
 from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.scholarly import base_url
 from deepresearch.sources.store import StoreContext, flag_injection
@@ -40,11 +41,13 @@ class Tools:
     config: Config
     environ: Mapping[str, str]
     page: Callable[[str], Fetched]  # a web page (through the browser when one runs), from a worker thread
+    guard: HostPolicy  # the hosts archiving may reach
     provided: bool = False  # archiving the person's own documents
 
     def http(self, url: str) -> Fetched:
-        """GET `url` over plain HTTP with the archive timeout and size cap (raises FetchFailure)."""
-        return http_fetch(url, self.config.archive_timeout, self.config.archive_max_bytes)
+        """GET `url` over plain HTTP with the archive timeout, size cap and host policy (raises
+        FetchFailure)."""
+        return http_fetch(url, self.config.archive_timeout, self.config.archive_max_bytes, self.guard)
 
     def base(self, service: str) -> str:
         """The base URL of a service (arxiv, crossref, unpaywall, doi, youtube)."""

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from deepresearch.agents.runner import AgentCall, AgentRunner, install_roots
-from deepresearch.core.agent_env import HIDDEN_FROM_AGENTS, TOOL_SECRETS
+from deepresearch.core.agent_env import NEVER_PASSED, TOOL_SECRETS
 from deepresearch.core.commands import script_text, tool_commands
 from deepresearch.core.config import Config
 from deepresearch.core.errors import ConfigError
@@ -68,14 +68,16 @@ def call(runner: AgentRunner, role: Role = Role.EXECUTOR, label: str = "E1") -> 
 
 
 def test_agents_never_get_the_tools_secrets_or_the_users_agent_sockets(tmp_path: Path) -> None:
-    secrets = {name: f"secret-{name}" for name in HIDDEN_FROM_AGENTS}
-    environ = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "ANTHROPIC_API_KEY": "model-key", **secrets}
-    runner, _ = runner_for(tmp_path, environ, sandbox="off")
+    secrets = {name: f"secret-{name}" for name in NEVER_PASSED}
+    environ = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "MY_MODEL_KEY": "model-key", **secrets}
+    # Even named in agent_env, the tools' keys and the agent sockets never pass.
+    passed = ["MY_MODEL_KEY", "SERPER_API_KEY", "SSH_*"]
+    runner, _ = runner_for(tmp_path, environ, sandbox="off", agent_env=passed)
     runner.tool_service = FakeService()
     env = call(runner)["env"]
     assert isinstance(env, dict)
     assert not set(secrets) & set(env)
-    assert env["ANTHROPIC_API_KEY"] == "model-key"  # the CLI's own credentials stay
+    assert env["MY_MODEL_KEY"] == "model-key"  # what the custom CLI needs, named by the person
     assert env["DEEPRESEARCH_SERVICE"] == "/run/the-socket"
     assert (env["DEEPRESEARCH_TASK"], env["DEEPRESEARCH_CALL"]) == ("E1", "E1.batch2")
     assert env["DEEPRESEARCH_WORKDIR"] == str(runner.workspace.root)

@@ -347,3 +347,29 @@ def test_node_js_is_checked_when_a_cli_is_missing(tmp_path: Path, bin_dir: Path,
     )
     fake_cli(bin_dir, "node", {"--version": say("v20.11.1")})
     assert not any("Node.js" in what for what, _ in run_doctor(tmp_path, bare).problems())
+
+
+def test_doctor_says_what_of_the_environment_passes_to_each_cli_by_name_only(
+    tmp_path: Path, bin_dir: Path, env: dict[str, str]
+) -> None:
+    install_mixed(bin_dir)
+    (tmp_path / "deepresearch.yaml").write_text(yaml.safe_dump({"agent_env": ["MY_PROXY_TOKEN"]}))
+    planted = {
+        "GITHUB_TOKEN": "ghp-value",
+        "AWS_SECRET_ACCESS_KEY": "aws-value",
+        "ANTHROPIC_API_KEY": "sk-value",
+    }
+    proc = doctor_cli(["-o", str(tmp_path)], {**env, **planted, "MY_PROXY_TOKEN": "mine"}, tmp_path)
+    out = proc.stdout
+    section = out.split("Agent environments", 1)[1].split("OS sandbox", 1)[0]
+    assert "every CLI  PATH, HOME" in section and "MY_PROXY_TOKEN" in section.split("copilot")[0]
+    claude = section.split("  claude ")[1].split("  gemini ")[0]
+    assert "set here and passed: ANTHROPIC_API_KEY" in claude and "MY_PROXY_TOKEN" in claude
+    assert (
+        "AWS_SECRET_ACCESS_KEY" in claude.split("withheld")[1]
+        and "GITHUB_TOKEN" in claude.split("withheld")[1]
+    )
+    copilot = section.split("  copilot ")[1].split("  claude ")[0]
+    assert "GITHUB_TOKEN" in copilot.split("withheld")[0]  # one of copilot's own credentials
+    for value in planted.values():
+        assert value not in out  # names only

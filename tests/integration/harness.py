@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
-from tests.helpers import REPO
+from tests.helpers import LOCAL_HOSTS, REPO
 
 CLI_BIN = REPO / ".ci" / "agent-clis" / "node_modules" / ".bin"
 CLIS = ("claude", "gemini", "codex", "copilot")
@@ -32,6 +33,23 @@ MODELS = {
     "copilot": "gpt-4.1",
 }
 API_KEY = "scripted-test-key"
+PROVIDER_KEY = "SCRIPTED_MODEL_KEY"  # the environment variable codex's custom provider reads its key from
+
+
+# Set by .ci/run, which installs the CLIs: a test whose CLI is missing then fails instead of skipping,
+# so a broken install cannot hide behind "skipped".
+REQUIRE_CLIS = "REQUIRE_AGENT_CLI_TESTS"
+
+
+def require_cli(name: str) -> Path:
+    """The CLI's executable; skips the test without it (fails instead when REQUIRE_AGENT_CLI_TESTS=1)."""
+    found = find_cli(name)
+    if found is not None:
+        return found
+    reason = f"{name} is not installed: run .ci/install-agent-clis (or put {name} on PATH)"
+    if os.environ.get(REQUIRE_CLIS, "") not in ("", "0"):
+        pytest.fail(f"{reason}, and {REQUIRE_CLIS} is set")
+    pytest.skip(reason)
 
 
 def find_cli(name: str) -> Path | None:
@@ -83,13 +101,13 @@ def endpoint_env(name: str, server_url: str, home: Path) -> dict[str, str]:
     # refuses to do inside the temp folder; the test home is in /tmp, so the temp folder moves.
     tmpdir = home.parent / "codex-tmp"
     tmpdir.mkdir(exist_ok=True)
-    return {"SCRIPTED_MODEL_KEY": API_KEY, "TMPDIR": str(tmpdir)}
+    return {PROVIDER_KEY: API_KEY, "TMPDIR": str(tmpdir)}
 
 
 def codex_provider_args(server_url: str) -> list[str]:
     """`-c` options that give codex a custom provider at the server (Responses API over HTTP SSE)."""
     provider = (
-        f'{{name="scripted",base_url="{server_url}/v1",env_key="SCRIPTED_MODEL_KEY",wire_api="responses",'
+        f'{{name="scripted",base_url="{server_url}/v1",env_key="{PROVIDER_KEY}",wire_api="responses",'
         "supports_websockets=false,request_max_retries=0,stream_max_retries=0}"
     )
     return ["-c", 'model_provider="scripted"', "-c", f"model_providers.scripted={provider}"]
@@ -109,9 +127,11 @@ def write_config(workdir: Path, name: str, server_url: str, **settings: Any) -> 
         # The analyst and chart roles are writers like the reflector: the fake-agent tests cover them.
         "analysis": "never",
         "max_figures": 0,
+        "allow_private_hosts": LOCAL_HOSTS,  # the test pages are on 127.0.0.1
     }
     if name == "codex":
         config["backend_args"] = {"codex": codex_provider_args(server_url)}
+        config["agent_env"] = [PROVIDER_KEY]  # a custom provider's key passes only by name
     config.update(settings)
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "deepresearch.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")

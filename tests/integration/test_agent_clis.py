@@ -3,7 +3,8 @@ scripted model server (tests/model_server.py): a complete verified run per CLI, 
 the verifier (with a 429 and a 500 retried by our backoff on the way), 401 as a login error without retries, a 500 that never stops,
 and a server that never answers.
 
-The CLIs come from `.ci/install-agent-clis` (or PATH); a missing one skips with that reason.
+The CLIs come from `.ci/install-agent-clis` (or PATH); a missing one skips with that reason, or fails
+with REQUIRE_AGENT_CLI_TESTS=1 (set by .ci/run, which installs them).
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from tests.integration.harness import (
     attempts,
     cli_env,
     events,
-    find_cli,
     leftovers,
+    require_cli,
     run_deepresearch,
     write_config,
 )
@@ -43,12 +44,7 @@ QUESTION = "What do the E1 and E2 bulletins report for 2025?"
 REQUESTS_PER_401 = {"claude": 2, "gemini": 1, "codex": 1, "copilot": 3}
 
 
-def _param(name: str) -> object:
-    reason = f"{name} is not installed: run .ci/install-agent-clis (or put {name} on PATH)"
-    return pytest.param(name, marks=pytest.mark.skipif(find_cli(name) is None, reason=reason), id=name)
-
-
-ALL_CLIS = [_param(name) for name in CLIS]
+ALL_CLIS = [pytest.param(name, id=name) for name in CLIS]  # each test starts with require_cli
 
 
 @dataclass
@@ -72,6 +68,7 @@ def research(tmp_path: Path, clean_env: dict[str, str]) -> RunResearch:
     """A function that runs one research with a real CLI against a scripted model server."""
 
     def run(cli: str, faults: list[Fault], **settings: object) -> Research:
+        require_cli(cli)
         work, home = tmp_path / "ws", tmp_path / "home"
         home.mkdir(exist_ok=True)
         with PageServer() as pages, ModelServer(Script(work, pages.base_url, faults)) as server:

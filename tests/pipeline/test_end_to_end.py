@@ -87,12 +87,12 @@ def test_full_run_produces_state_report_logs_and_parallel_executors(
     for name in ("planner", "supervisor", "E1", "E2", "E3", "reflector", "analyst", "charts", "synthesizer"):
         assert (work / "logs" / f"{name}.log").is_file(), name
         assert (work / "logs" / "prompts" / f"{name}.md").is_file(), name
-        assert (work / "logs" / f"{name}_result.md").is_file(), name
-    assert "Output file: logs/E1_result.md" in (work / "logs" / "prompts" / "E1.md").read_text()
+        assert (work / "logs" / "calls" / name / f"{name}_result.md").is_file(), name
+    assert "Output file: logs/calls/E1/E1_result.md" in (work / "logs" / "prompts" / "E1.md").read_text()
     # The verifier judged the round's facts and the report's cited sentences: one call each.
     assert {f.support.value for f in doc.facts} == {"supported"}
     for name, prompt in (("verifier", "verifier-r1"), ("verifier-report", "verifier-report")):
-        assert (work / "logs" / f"{name}_result.md").is_file() and (
+        assert (work / "logs" / "calls" / name / f"{name}_result.md").is_file() and (
             work / "logs" / "prompts" / f"{prompt}.md"
         ).is_file()
     assert (work / "logs" / "orchestrator.log").read_text().count("agent_finished") == 11

@@ -132,6 +132,7 @@ def test_a_synthesizer_that_runs_the_self_check_fixes_its_draft_without_a_repair
     assert code == 0, out
     assert [e["role"] for e in events if e["event"] == "agent_started"].count("synthesizer") == 1
     assert not of(events, "output_repair")
-    log = Workspace(tmp_path / "ws").log_file("synthesizer").read_text(encoding="utf-8")
-    assert "unknown_source" in log and "no problems in logs/synthesizer_result.md" in log
+    ws = Workspace(tmp_path / "ws")
+    log = ws.log_file("synthesizer").read_text(encoding="utf-8")
+    assert "unknown_source" in log and f"no problems in {ws.relative(ws.result_file('synthesizer'))}" in log
     assert "did not pass" not in (tmp_path / "ws" / "report.md").read_text(encoding="utf-8")

@@ -32,7 +32,7 @@ from deepresearch.service.client import ServiceUnreachable, ToolClient
 from deepresearch.service.protocol import Caller, ProtocolError, ToolRequest, read_answer
 from deepresearch.service.server import ToolService
 from deepresearch.sources.registry import SourceRegistry
-from tests.helpers import REPO, skip_without_browser
+from tests.helpers import LOCAL_HOSTS, REPO, skip_without_browser
 from tests.search.search_mock_server import MockProviders
 
 BODY = """<!doctype html><html><head><meta charset="utf-8"><title>Page {n}</title></head>
@@ -117,6 +117,7 @@ def agent_env(tmp_path: Path) -> dict[str, str]:
 def workspace_at(root: Path, **settings: object) -> tuple[Workspace, Config]:
     workspace = Workspace(root)
     workspace.ensure()
+    settings.setdefault("allow_private_hosts", LOCAL_HOSTS)  # the pages are served on 127.0.0.1
     lines = "".join(f"{key}: {json.dumps(value)}\n" for key, value in settings.items())
     (root / "deepresearch.yaml").write_text(lines, encoding="utf-8")
     return workspace, load_config(root, {"HOME": str(root)})

@@ -6,7 +6,6 @@ import json
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 from deepresearch.core.workspace import Workspace
 from deepresearch.sources.record import SourceRecord
@@ -161,4 +160,4 @@ def test_processes_registering_at_once_never_share_or_duplicate_ids(workspace: W
 def test_registry_lives_in_the_workspace(workspace: Workspace) -> None:
     register(SourceRegistry(workspace), "https://example.org/")
     assert workspace.source_registry.is_file()
-    assert Path(workspace.source_registry.with_suffix(".lock")).is_file()
+    assert (workspace.locks / "sources.lock").is_file()  # where agents cannot see it

@@ -55,7 +55,10 @@ class Run:
         return StateStore(Workspace(self.work)).load()
 
     def log(self, name: str) -> str:
-        """A file under logs/ (e.g. "prompts/E1.md"), as text."""
+        """A file under logs/ (e.g. "prompts/E1.md"; "analyst_result.md" is the analyst call's output
+        in its own folder), as text."""
+        if name.endswith("_result.md"):
+            name = f"calls/{name.removesuffix('_result.md')}/{name}"
         return (self.work / "logs" / name).read_text(encoding="utf-8")
 
     def events(self, kind: str | None = None) -> list[dict[str, Any]]:

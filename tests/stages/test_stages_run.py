@@ -121,11 +121,13 @@ def test_analysis_runs_for_an_analytical_question_and_its_violations_are_repaire
     assert [e["detail"] for e in finished] == ["all checks passed"]
     repairs = [e for e in analytical.events("output_repair") if e["role"] == "analyst"]
     assert len(repairs) == 1
-    assert repairs[0]["problems"][0].startswith("logs/analyst_result.md:5: unknown_source: [S99] is not a")
+    assert repairs[0]["problems"][0].startswith(
+        "logs/calls/analyst/analyst_result.md:5: unknown_source: [S99] is not a"
+    )
     assert repairs[0]["problems"][0] in analytical.log("prompts/analyst.verify-repair.md")
     analysis = analytical.log("analyst_result.md")
     assert "[S99]" not in analysis and "## Counter-evidence" in analysis
-    assert "`logs/analyst_result.md`: the analyst's critical analysis" in analytical.log(
+    assert "`logs/calls/analyst/analyst_result.md`: the analyst's critical analysis" in analytical.log(
         "prompts/synthesizer.md"
     )
     assert "analytical question" in analytical.log("prompts/analyst.md")
@@ -145,8 +147,8 @@ def test_an_analysis_that_keeps_citing_unknown_sources_is_withheld(withheld: Run
     assert [e["detail"] for e in finished] == ["withheld"]
     assert any(n.startswith("analysis: 3 problems remain after its repair") for n in withheld.notices())
     assert any(n.startswith("analysis withheld from the synthesizer") for n in withheld.notices())
-    assert (withheld.work / "logs" / "analyst_result.withheld.md").is_file()
-    assert not (withheld.work / "logs" / "analyst_result.md").exists()
+    assert (withheld.work / "logs" / "calls" / "analyst" / "analyst_result.withheld.md").is_file()
+    assert not (withheld.work / "logs" / "calls" / "analyst" / "analyst_result.md").exists()
     assert "analyst_result" not in withheld.log("prompts/synthesizer.md")
 
 
