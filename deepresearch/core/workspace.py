@@ -78,8 +78,9 @@ class Workspace:
 
     @property
     def source_registry(self) -> Path:
-        """Sources archived by `deepresearch archive`, appended under a file lock (JSON lines)."""
-        return self.private / "sources.jsonl"
+        """The source registry (SQLite; sources/registry.py), IDs allocated under `sources.lock`.
+        A workspace made before it holds `sources.jsonl`, migrated on first open."""
+        return self.private / "sources.db"
 
     @property
     def batch_ledger(self) -> Path:
