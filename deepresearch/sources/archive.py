@@ -19,9 +19,11 @@ import asyncio
 import contextlib
 import dataclasses
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from types import TracebackType
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from deepresearch.core.attribution import BY_HAND, Attribution
@@ -44,6 +46,10 @@ from deepresearch.sources.specialists import Built, archive_special, built_speci
 from deepresearch.sources.store import StoreContext
 
 PER_HOST = 2
+# Registry calls wait on the registry's lock while the orchestrator merges into task.md: enough threads
+# that every page in flight can wait there while lookups of other URLs still answer.
+REGISTRY_THREADS = 16
+_T = TypeVar("_T")
 
 
 class Archiver:
@@ -92,6 +98,7 @@ class Archiver:
         self._start_lock: asyncio.Lock | None = None
         self._slots: asyncio.Semaphore | None = None
         self._hosts: dict[str, asyncio.Semaphore] = {}
+        self._registry_pool: ThreadPoolExecutor | None = None
 
     def __enter__(self) -> Archiver:
         self._loop = asyncio.new_event_loop()
@@ -106,16 +113,15 @@ class Archiver:
         self._loop.close()
         self._loop = None
 
-    async def ready(self) -> None:
-        """Launch the browser now (or learn that none can start), before the first page needs it."""
-        self._start_lock = self._start_lock or asyncio.Lock()
-        await self._ensure_browser()
-
     async def aclose(self) -> None:
-        """Close the browser (on the loop that drove it)."""
+        """Close the browser (on the loop that drove it) and the registry's threads."""
         if self._browser is not None:
             await self._browser.close()
         self._browser = None
+        if self._registry_pool is not None:
+            self._registry_pool.shutdown(wait=True)
+            self._registry_pool = None
+        self.registry.close()
 
     def archive_many(self, urls: list[str]) -> list[SourceRecord]:
         """One record per URL, in order: archived (new or existing) or failed. Never raises for a URL."""
@@ -158,24 +164,23 @@ class Archiver:
     async def _archive_one(self, url: str, shots: tuple[bool, bool], who: Attribution) -> SourceRecord:
         target = recognise(url)
         try:
-            existing = self.registry.lookup(url)
-            if existing is None and target.canonical != url:  # doi:10.1/x and doi.org/10.1/x: one paper
-                existing = self.registry.lookup(target.canonical)
+            existing = await self._in_registry(self._known, url, target.canonical)
             if existing is not None:
-                self.registry.record_use(existing, url, who)
+                await self._in_registry(self.registry.record_use, existing, url, who)
                 return existing
             async with self._limit(url):
                 built = await self._build(url, target, shots)
         except FetchFailure as failure:
-            return self._failed(url, failure, who, kind_of(target))
+            return await self._failed(url, failure, who, kind_of(target))
         except Exception as exc:  # a bug must not cost the other URLs their archive: record it
             bug = FetchFailure(INTERNAL, f"{url}: {type(exc).__name__}: {exc}")
-            return self._failed(url, bug, who, kind_of(target))
+            return await self._failed(url, bug, who, kind_of(target))
         warning = "archived with plain HTTP: no browser could be launched" if built.fallback else ""
         ctx = StoreContext(
             self.workspace, self.research_date, self.config.time_scope, built.fallback, warning
         )
-        record, new = self.registry.register(
+        record, new = await self._in_registry(
+            self.registry.register,
             url,
             built.final_url,
             built.content_sha256,
@@ -183,8 +188,21 @@ class Archiver:
             CopyProbe(built.text, self.config.copy_threshold),
         )
         if not new:
-            self.registry.record_use(record, url, who)
+            await self._in_registry(self.registry.record_use, record, url, who)
         return record
+
+    def _known(self, url: str, canonical: str) -> SourceRecord | None:
+        existing = self.registry.lookup(url)
+        if existing is None and canonical != url:  # doi:10.1/x and doi.org/10.1/x: one paper
+            existing = self.registry.lookup(canonical)
+        return existing
+
+    async def _in_registry(self, call: Callable[..., _T], *args: Any) -> _T:
+        """Run a registry call (SQLite, the registry's file lock, writing archive files) in the
+        registry's threads: while another process holds the lock, other pages keep loading."""
+        if self._registry_pool is None:
+            self._registry_pool = ThreadPoolExecutor(REGISTRY_THREADS, thread_name_prefix="registry")
+        return await asyncio.get_running_loop().run_in_executor(self._registry_pool, call, *args)
 
     async def _build(self, url: str, target: Target, shots: tuple[bool, bool]) -> Built:
         """Fetch and read one target by its route (blocking work in worker threads)."""
@@ -256,7 +274,9 @@ class Archiver:
         self.warnings.append(message)
         self.sink(Notice(message=message, level="warning"))
 
-    def _failed(self, url: str, failure: FetchFailure, who: Attribution, kind: str = "web") -> SourceRecord:
+    async def _failed(
+        self, url: str, failure: FetchFailure, who: Attribution, kind: str = "web"
+    ) -> SourceRecord:
         record = SourceRecord.failure(
             url,
             failure.kind,
@@ -268,7 +288,7 @@ class Archiver:
             **who.fields(),
         )
         record.kind = kind
-        self.registry.record_failure(record)
+        await self._in_registry(self.registry.record_failure, record)
         return record
 
 
