@@ -1,5 +1,5 @@
 """One Archiver for the whole run, driven on an event loop of its own thread; its browser starts
-when the service does.
+with the first archive (a run, or a test, that archives nothing launches no Chromium).
 
 Every archive request of every executor (and the orchestrator's own archiving of cited URLs) goes
 to the same Archiver, so the run has one Chromium with one pool of pages, one global concurrency
@@ -10,7 +10,6 @@ their coroutine on this loop.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import threading
 from datetime import date
 
@@ -36,9 +35,6 @@ class SharedArchiver:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="tool-archiver", daemon=True)
         self._thread.start()
-        # The browser starts now, while the run plans: the first executor's page does not wait for it,
-        # and executors' requests keep the order in which they were made.
-        self._warming = asyncio.run_coroutine_threadsafe(self.archiver.ready(), self._loop)
 
     @property
     def launches(self) -> int:
@@ -63,8 +59,6 @@ class SharedArchiver:
         if not self._thread.is_alive():
             return
         try:
-            with contextlib.suppress(Exception):  # a launch that failed is already recorded
-                self._warming.result(CLOSE_TIMEOUT)
             asyncio.run_coroutine_threadsafe(self.archiver.aclose(), self._loop).result(CLOSE_TIMEOUT)
         finally:
             self._loop.call_soon_threadsafe(self._loop.stop)

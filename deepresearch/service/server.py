@@ -93,12 +93,11 @@ class ToolService:
         self.stop()
 
     def start(self) -> None:
-        """Listen on the workspace's socket (replacing a stale one) and start the browser in the
-        background; ToolServiceError when a live service already listens there or the socket cannot
-        be made."""
+        """Listen on the workspace's socket (replacing a stale one); ToolServiceError when a live
+        service already listens there or the socket cannot be made. The browser starts with the
+        first archive."""
         with self._lock:
             self._listen()
-            self._shared_archiver()
 
     def stop(self) -> None:
         """Stop listening, remove the socket, close the browser."""
