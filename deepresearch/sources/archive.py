@@ -46,9 +46,9 @@ from deepresearch.sources.specialists import Built, archive_special, built_speci
 from deepresearch.sources.store import StoreContext
 
 PER_HOST = 2
-# Registry calls wait on the registry's lock while the orchestrator merges into task.md: enough threads
-# that every page in flight can wait there while lookups of other URLs still answer.
-REGISTRY_THREADS = 16
+# Registrations wait for the registry's lock while the orchestrator merges into task.md; they wait in
+# threads of their own, so lookups (other threads) still answer and pages keep loading meanwhile.
+REGISTER_THREADS = 4
 _T = TypeVar("_T")
 
 
@@ -98,7 +98,7 @@ class Archiver:
         self._start_lock: asyncio.Lock | None = None
         self._slots: asyncio.Semaphore | None = None
         self._hosts: dict[str, asyncio.Semaphore] = {}
-        self._registry_pool: ThreadPoolExecutor | None = None
+        self._register_pool: ThreadPoolExecutor | None = None
 
     def __enter__(self) -> Archiver:
         self._loop = asyncio.new_event_loop()
@@ -118,9 +118,9 @@ class Archiver:
         if self._browser is not None:
             await self._browser.close()
         self._browser = None
-        if self._registry_pool is not None:
-            self._registry_pool.shutdown(wait=True)
-            self._registry_pool = None
+        if self._register_pool is not None:
+            self._register_pool.shutdown(wait=True)
+            self._register_pool = None
         self.registry.close()
 
     def archive_many(self, urls: list[str]) -> list[SourceRecord]:
@@ -179,7 +179,7 @@ class Archiver:
         ctx = StoreContext(
             self.workspace, self.research_date, self.config.time_scope, built.fallback, warning
         )
-        record, new = await self._in_registry(
+        record, new = await self._registering(
             self.registry.register,
             url,
             built.final_url,
@@ -198,11 +198,15 @@ class Archiver:
         return existing
 
     async def _in_registry(self, call: Callable[..., _T], *args: Any) -> _T:
-        """Run a registry call (SQLite, the registry's file lock, writing archive files) in the
-        registry's threads: while another process holds the lock, other pages keep loading."""
-        if self._registry_pool is None:
-            self._registry_pool = ThreadPoolExecutor(REGISTRY_THREADS, thread_name_prefix="registry")
-        return await asyncio.get_running_loop().run_in_executor(self._registry_pool, call, *args)
+        """Run a registry read or note (SQLite, milliseconds, no file lock) off the event loop."""
+        return await asyncio.to_thread(call, *args)
+
+    async def _registering(self, call: Callable[..., _T], *args: Any) -> _T:
+        """Run a registration (the registry's file lock, writing the archive files) in the threads
+        kept for it: while another process holds the lock, pages keep loading and lookups answer."""
+        if self._register_pool is None:
+            self._register_pool = ThreadPoolExecutor(REGISTER_THREADS, thread_name_prefix="register")
+        return await asyncio.get_running_loop().run_in_executor(self._register_pool, call, *args)
 
     async def _build(self, url: str, target: Target, shots: tuple[bool, bool]) -> Built:
         """Fetch and read one target by its route (blocking work in worker threads)."""

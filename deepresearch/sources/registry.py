@@ -109,20 +109,20 @@ class SourceRegistry:
 
     def archived(self) -> list[SourceRecord]:
         """The archived sources, one per ID, in allocation order."""
-        query = f"SELECT {_COLUMNS} FROM sources WHERE id != '' AND status = ? ORDER BY seq"
+        query = f"SELECT {_COLUMNS} FROM sources WHERE id IS NOT NULL AND status = ? ORDER BY seq"
         with self.db.reading() as db:
             return [record_of(row) for row in db.execute(query, (ARCHIVED,))]
 
     def copies(self) -> list[SourceRecord]:
         """The archived sources whose main text repeats an earlier-published one's (`copy_of`)."""
-        query = f"SELECT {_COLUMNS} FROM sources WHERE copy_of != '' AND id != '' ORDER BY seq"
+        query = f"SELECT {_COLUMNS} FROM sources WHERE copy_of > '' AND id IS NOT NULL ORDER BY seq"
         with self.db.reading() as db:
             return [record_of(row) for row in db.execute(query)]
 
     def count(self) -> int:
         """How many sources are archived."""
         with self.db.reading() as db:
-            return int(db.execute("SELECT COUNT(*) FROM sources WHERE id != ''").fetchone()[0])
+            return int(db.execute("SELECT COUNT(id) FROM sources").fetchone()[0])
 
     def highest_id(self) -> int:
         """The number of the highest source ID allocated (0 when none)."""

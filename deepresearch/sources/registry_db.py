@@ -40,17 +40,17 @@ SCHEMA = (
     """
 CREATE TABLE IF NOT EXISTS sources (
     seq INTEGER PRIMARY KEY,
-    id TEXT NOT NULL DEFAULT '',
+    id TEXT,
     number INTEGER NOT NULL DEFAULT 0,
     status TEXT NOT NULL,
     content_sha256 TEXT NOT NULL DEFAULT '',
     copy_of TEXT NOT NULL DEFAULT '',
     data TEXT NOT NULL
 );
-CREATE UNIQUE INDEX IF NOT EXISTS sources_by_id ON sources(id) WHERE id != '';
+CREATE UNIQUE INDEX IF NOT EXISTS sources_by_id ON sources(id);
 CREATE INDEX IF NOT EXISTS sources_by_number ON sources(number);
-CREATE INDEX IF NOT EXISTS sources_by_content ON sources(content_sha256) WHERE content_sha256 != '';
-CREATE INDEX IF NOT EXISTS sources_copies ON sources(copy_of) WHERE copy_of != '';
+CREATE INDEX IF NOT EXISTS sources_by_content ON sources(content_sha256);
+CREATE INDEX IF NOT EXISTS sources_copies ON sources(copy_of);
 CREATE TABLE IF NOT EXISTS urls (seq INTEGER PRIMARY KEY, key TEXT NOT NULL, id TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS urls_by_key ON urls(key, seq);
 CREATE TABLE IF NOT EXISTS uses (
@@ -87,7 +87,7 @@ def insert_record(db: sqlite3.Connection, record: SourceRecord, urls: bool = Tru
     db.execute(
         "INSERT INTO sources (id, number, status, content_sha256, copy_of, data) VALUES (?, ?, ?, ?, ?, ?)",
         (
-            record.id if record.ok else "",
+            record.id if record.ok and record.id else None,  # NULL: a failure takes no ID
             id_number(record.id) if record.ok and record.id else 0,
             record.status,
             record.content_sha256 if record.ok else "",
@@ -200,6 +200,10 @@ class RegistryDB:
 
 def _open(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(path, timeout=BUSY_TIMEOUT, check_same_thread=False, isolation_level=None)
+    # Write-ahead log: readers never wait for a writer, and a commit appends without an fsync (a
+    # power cut may lose the last registrations, never the file; the files they name are not
+    # flushed either, and task.md, saved durably, keeps every ID it cites from being reused).
+    db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = NORMAL")
     db.executescript(SCHEMA)
     return db
@@ -217,7 +221,7 @@ def migrate(db: sqlite3.Connection, legacy: Path, legacy_sketches: Path) -> None
 
 
 def _archived(db: sqlite3.Connection, source_id: str) -> bool:
-    found = db.execute("SELECT 1 FROM sources WHERE id = ? AND id != ''", (source_id,)).fetchone()
+    found = db.execute("SELECT 1 FROM sources WHERE id = ?", (source_id,)).fetchone()
     return found is not None
 
 
