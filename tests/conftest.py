@@ -11,6 +11,14 @@ import pytest
 from tests.helpers import REPO, PageServer
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (`-n auto --dist loadgroup`, the README's test command) every test marked
+    `serial` runs on one worker, one after another; the rest spread over all workers."""
+    for item in items:
+        if item.get_closest_marker("serial") is not None:
+            item.add_marker(pytest.mark.xdist_group("serial"))
+
+
 @pytest.fixture
 def clean_env(tmp_path: Path) -> dict[str, str]:
     """An environment with no user config and no DEEPRESEARCH_* settings leaking in."""

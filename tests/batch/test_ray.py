@@ -30,7 +30,7 @@ from tests.helpers import PageServer
 from tests.pipeline.test_resume import wait_for
 
 pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[test,ray]'")
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.serial]  # `ray stop --force` stops every Ray on the machine
 
 RAY = str(Path(sys.executable).with_name("ray"))
 
