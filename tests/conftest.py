@@ -11,6 +11,13 @@ import pytest
 from tests.helpers import REPO, PageServer
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: half again as many workers as CPUs (at least 2). A test spends about a third of its
+    time waiting for the processes and sockets it drives (agents, the tool service, Chromium), so two
+    CPUs keep three workers busy."""
+    return max(2, (3 * (len(os.sched_getaffinity(0)) or 1) + 1) // 2)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under pytest-xdist (`-n auto --dist loadgroup`, the README's test command) every test marked
     `serial` runs on one worker, one after another; the rest spread over all workers."""
