@@ -7,7 +7,8 @@ each executor's `deepresearch archive` does its own work (its own CLI start-up, 
   process start of the agent, one archive of one page, writing its file);
 - the execute phase's makespan against the ideal (total executor work / concurrency).
 
-Run: python bench/pipeline.py [--tasks 8] [--latency 1.0] [--concurrency 4] [--no-browser]
+Run: python bench/pipeline.py [--tasks 8] [--latency 1.0] [--concurrency 3] [--no-browser] [--service-only]
+(--concurrency defaults to the configuration's default, 3 executors at once.)
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from deepresearch.core.config import Config  # noqa: E402
 from tests.helpers import PageServer, write_scenario, write_workspace_config  # noqa: E402
 
 
@@ -121,7 +123,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=8)
     parser.add_argument("--latency", type=float, default=1.0, help="seconds each executor call sleeps")
-    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--concurrency", type=int, default=Config().concurrency)
+    parser.add_argument("--service-only", action="store_true", help="skip the run without the tool service")
     parser.add_argument(
         "--no-browser", dest="browser", action="store_false", help="archive with plain HTTP (no Chromium)"
     )
@@ -130,6 +133,9 @@ def main() -> None:
         f"tasks {args.tasks}, executor latency {args.latency:.2f}s, concurrency {args.concurrency}, "
         f"{'Chromium' if args.browser else 'plain HTTP'}, {os.cpu_count()} CPUs\n"
     )
+    if args.service_only:
+        report("with the tool service (one browser for the run)", run(args, True), args)
+        return
     without = report(
         "without the tool service (each archive its own CLI and browser)", run(args, False), args
     )
