@@ -11,6 +11,15 @@ import pytest
 from tests.helpers import REPO, PageServer
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """An xdist worker is given COLUMNS=80 and LINES=24; the commands the tests start would take
+    them for the terminal's size (rich does), so a worker's tests would see other output than a
+    plain `pytest` run's. Drop them: every test starts from the same environment either way."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        for name in ("COLUMNS", "LINES"):
+            os.environ.pop(name, None)
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: half again as many workers as CPUs (at least 2). A test spends about a third of its
     time waiting for the processes and sockets it drives (agents, the tool service, Chromium), so two
