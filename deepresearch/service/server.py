@@ -265,6 +265,14 @@ class ToolService:
         self._log({**entry, "ok": True, "seconds": _since(started)})
         return records
 
+    def warm_browser(self) -> None:
+        """Start launching Chromium in the background, once: executors are about to archive, and
+        their first page should not wait for it. A service never asked to (or to archive) never
+        starts one."""
+        with self._lock:
+            archiver = self._shared_archiver()
+        archiver.warm()
+
     def _shared_archiver(self) -> SharedArchiver:
         """The run's archiver (created, and its browser started, once); call under `_lock`."""
         if self._archiver is None:

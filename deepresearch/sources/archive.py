@@ -113,6 +113,11 @@ class Archiver:
         self._loop.close()
         self._loop = None
 
+    async def ready(self) -> None:
+        """Launch the browser now (or learn that none can start), before the first page needs it."""
+        self._start_lock = self._start_lock or asyncio.Lock()
+        await self._ensure_browser()
+
     async def aclose(self) -> None:
         """Close the browser (on the loop that drove it) and the registry's threads."""
         if self._browser is not None:
