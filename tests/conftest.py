@@ -20,6 +20,7 @@ def pytest_configure(config: pytest.Config) -> None:
             os.environ.pop(name, None)
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: without it, nothing to answer
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: half again as many workers as CPUs (at least 2). A test spends about a third of its
     time waiting for the processes and sockets it drives (agents, the tool service, Chromium), so two
