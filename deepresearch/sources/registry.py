@@ -6,7 +6,9 @@ hash, ID and task; an older workspace's `sources.jsonl` is migrated on first ope
 record (`SourceRecord`: archived, or a failure), the URLs that lead to each archived source (as
 asked, after redirects, or an alias: another URL whose content was the same), the copy verdicts (a
 source whose main text repeats an earlier-published one's: copies.py), and the uses: an executor
-task asking for a source, new or already archived, in one of its batches.
+task asking for a source, new or already archived, in one of its batches. A URL may lead to several
+archives over time: a stale source archived again (`renew`) keeps its earlier archive, and the
+newest answers for the URL.
 
 Several processes register at once (the run's tool service, `deepresearch archive` by hand, the
 orchestrator), so IDs are allocated under an exclusive `flock` on `.deepresearch/sources.lock`,
@@ -19,6 +21,7 @@ there), never writes it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -169,7 +172,6 @@ class SourceRegistry:
         content_sha256: str,
         build: Callable[[str], SourceRecord],
         probe: CopyProbe | None = None,
-        again: bool = False,
     ) -> tuple[SourceRecord, bool]:
         """Under the lock: the existing record for this URL or content (False), or a new one (True).
 
@@ -181,7 +183,7 @@ class SourceRegistry:
         item = sketch(probe.text) if probe is not None else None  # CPU work: before the lock
         with self.locked():
             with self.db.reading() as db:
-                for candidate in dict.fromkeys(u for u in (url, final_url) if u and not again):
+                for candidate in dict.fromkeys(u for u in (url, final_url) if u):
                     existing = _by_url(db, url_key(candidate))
                     if existing is not None:
                         return existing, False
@@ -199,6 +201,29 @@ class SourceRegistry:
                 insert_record(db, record)
                 if flipped is not None:  # the new source was published first: it is the original
                     db.execute("UPDATE sources SET copy_of = ? WHERE id = ?", (record.id, flipped))
+            return record, True
+
+    def renew(
+        self,
+        stale: SourceRecord,
+        is_stale: Callable[[SourceRecord], bool],
+        build: Callable[[str], SourceRecord],
+    ) -> tuple[SourceRecord, bool]:
+        """Under the lock: a new archive of a stale source's URL, with an ID of its own (True), or the
+        URL's current record when another process renewed it meanwhile (False).
+
+        The earlier archive is kept: the facts quoted from it keep citing it. The new record names
+        it (`renews`) and counts as its copy: one page archived twice is one source of support. From
+        then on the URL leads to the new archive (`lookup`); `history` lists both."""
+        with self.locked():
+            current = self.lookup(stale.url) or stale
+            if not is_stale(current):
+                return current, False
+            record = dataclasses.replace(
+                build(format_source_id(self._next_number())), renews=current.id, copy_of=current.id
+            )
+            with self.db.writing() as db:
+                insert_record(db, record)
             return record, True
 
     def _next_number(self) -> int:

@@ -246,6 +246,9 @@ def _migrate_line(db: sqlite3.Connection, data: dict[str, Any]) -> None:
             who = Attribution(record.task, record.batch)
             insert_use(db, who, record.id, record.url, record.ok, record.fetched)
         return
+    if record.renews:  # a newer archive of a stale source: it answers for its URLs from now on
+        insert_record(db, record)
+        return
     insert_record(db, record, urls=False)
     if record.ok and record.id:  # a URL that already led to an earlier source keeps leading there
         for url in dict.fromkeys(u for u in (record.url, record.final_url) if u):

@@ -165,6 +165,20 @@ def test_an_older_workspace_registry_is_migrated_on_first_open(workspace: Worksp
     assert view(SourceRegistry(workspace))[0][-1] == ("S03", "archived", "S02")  # from the file now
 
 
+def test_a_renewed_source_of_an_older_workspace_still_answers_for_its_url(workspace: Workspace) -> None:
+    first = SourceRecord(url="https://a.example/live", id="S01", fetched="2024-01-01T00:00:00Z")
+    renewed = SourceRecord(
+        url=first.url, id="S02", renews="S01", copy_of="S01", fetched="2025-01-01T00:00:00Z"
+    )
+    lines = [first.to_dict(), renewed.to_dict()]
+    (workspace.private / "sources.jsonl").write_text(
+        "".join(json.dumps(d) + "\n" for d in lines), encoding="utf-8"
+    )
+    registry = SourceRegistry(workspace)
+    assert registry.lookup(first.url) == renewed
+    assert [r.id for r in registry.history(first.url)] == ["S01", "S02"]
+
+
 def test_a_registration_that_fails_leaves_nothing(workspace: Workspace) -> None:
     registry = SourceRegistry(workspace)
 
@@ -180,17 +194,19 @@ def test_a_registration_that_fails_leaves_nothing(workspace: Workspace) -> None:
 def test_a_source_archived_again_keeps_its_older_archive(workspace: Workspace) -> None:
     registry = SourceRegistry(workspace)
     old = register(registry, "https://example.org/live", content="v1")
-    new, created = registry.register(
-        old.url, old.url, "v2",
-        lambda sid: SourceRecord(url=old.url, id=sid, final_url=old.url, content_sha256="v2"), again=True,
-    )  # fmt: skip
-    assert created and new.id == "S02"
-    assert registry.lookup(old.url) == new and registry.get("S01") == old
-    assert [r.id for r in registry.history(old.url)] == ["S01", "S02"]
-    same, created = registry.register(
-        old.url, old.url, "v2", lambda sid: SourceRecord(url=old.url), again=True
+    new, created = registry.renew(
+        old,
+        lambda current: True,
+        lambda sid: SourceRecord(url=old.url, id=sid, final_url=old.url, content_sha256="v2"),
     )
-    assert not created and same == new  # content already archived: nothing new
+    assert created and (new.id, new.renews, new.copy_of) == ("S02", "S01", "S01")
+    assert registry.lookup(old.url) == new and registry.get("S01") == old  # the newest answers for the URL
+    assert [r.id for r in registry.history(old.url)] == ["S01", "S02"]
+    again, created = registry.renew(
+        old, lambda current: current.id == "S01", lambda sid: SourceRecord(url="")
+    )
+    assert not created and again == new  # renewed meanwhile (by another process): nothing new
+    assert [r.id for r in SourceRegistry(workspace).history(old.url)] == ["S01", "S02"]  # read back from disk
 
 
 def test_record_round_trips_through_a_dict() -> None:
