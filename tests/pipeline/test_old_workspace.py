@@ -10,7 +10,7 @@ from deepresearch.core.workspace import Workspace
 from deepresearch.sources.registry import SourceRegistry
 from deepresearch.state.model import RunStatus, TaskStatus
 from tests.helpers import PageServer, write_scenario, write_workspace_config
-from tests.pipeline.test_end_to_end import run_cli
+from tests.inprocess import run_in_process
 from tests.pipeline.test_resume import FOUR_TASKS, kill_agents, load, start_cli, started, wait_for
 
 
@@ -58,7 +58,7 @@ def test_a_workspace_with_the_old_registry_resumes_and_passes_check(
     assert '"id": "S01"' in legacy and not (work / ".deepresearch" / "sources.db").exists()
 
     release.touch()
-    resumed = run_cli(question, env, tmp_path)
+    resumed = run_in_process(question, env, tmp_path)  # the same entry point, without a new interpreter
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert "resuming" in resumed.stdout
     doc = load(work)
@@ -69,5 +69,5 @@ def test_a_workspace_with_the_old_registry_resumes_and_passes_check(
     assert [r.id for r in registry.archived()] == ids and registry.get("S01").task == "E1"  # type: ignore[union-attr]
     assert (work / ".deepresearch" / "sources.jsonl").read_text(encoding="utf-8") == legacy  # kept as it was
 
-    check = run_cli(["check", str(work)], env, tmp_path)
+    check = run_in_process(["check", str(work)], env, tmp_path)
     assert check.returncode == 0, check.stdout + check.stderr

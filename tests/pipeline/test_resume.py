@@ -17,6 +17,7 @@ from deepresearch.state.model import RunStatus, TaskDoc, TaskStatus
 from deepresearch.state.store import StateStore
 from deepresearch.state.writer import render_task_md
 from tests.helpers import PageServer, page_value, write_scenario, write_workspace_config
+from tests.inprocess import run_in_process
 from tests.pipeline.test_end_to_end import run_cli
 
 FOUR_TASKS = {
@@ -137,7 +138,8 @@ def test_sigkill_during_execute_then_resume_redoes_nothing_finished(
         tmp_path / "ref.yaml",
         {**scenario, "executor": in_order(opened), "calls_log": str(tmp_path / "ref.jsonl")},
     )
-    proc = run_cli(
+    # The reference only has to exist: it runs in this process (tests/inprocess.py).
+    proc = run_in_process(
         [*question, "-o", str(reference)], {**clean_env, "FAKE_AGENT_SCENARIO": str(ref_scenario)}, tmp_path
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
