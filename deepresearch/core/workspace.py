@@ -83,6 +83,16 @@ class Workspace:
         return self.private / "sources.db"
 
     @property
+    def source_registry_lock(self) -> Path:
+        """The lock IDs are allocated under (the orchestrator holds it through a merge into task.md)."""
+        return self.private / "sources.lock"
+
+    @property
+    def legacy_source_registry(self) -> tuple[Path, Path]:
+        """What a workspace made before the SQLite registry holds: sources.jsonl, sketches.jsonl."""
+        return self.private / "sources.jsonl", self.private / "sketches.jsonl"
+
+    @property
     def batch_ledger(self) -> Path:
         """Each executor task's calls and merged batches (JSON lines), for resuming a task."""
         return self.private / "batches.jsonl"

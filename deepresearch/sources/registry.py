@@ -84,10 +84,9 @@ class SourceRegistry:
     def __init__(self, workspace: Workspace, read_only: bool = False) -> None:
         self.workspace = workspace
         self.path = workspace.source_registry
-        self.lock_path = self.path.with_name("sources.lock")
-        private = self.path.parent
+        self.lock_path = workspace.source_registry_lock
         # read_only: never write, not even to migrate an older workspace (`deepresearch status`).
-        self.db = RegistryDB(self.path, private / "sources.jsonl", private / "sketches.jsonl", read_only)
+        self.db = RegistryDB(self.path, *workspace.legacy_source_registry, read_only=read_only)
         self._task_md_seen: tuple[int, int, int] | None = None
         self._task_md_highest = 0
 
