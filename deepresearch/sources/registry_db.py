@@ -12,7 +12,8 @@ A workspace made before the database holds `sources.jsonl` (and `sketches.jsonl`
 process that opens the registry to write, or to read outside a read-only command, migrates them
 into a new database file made aside and linked into place (so two processes migrating at once
 leave one file). The JSON-lines files are kept as they were and no longer written. A read-only
-reader (`deepresearch status`) reads them into memory instead and writes nothing.
+reader (`deepresearch status`) reads them into memory instead and writes nothing of its own (the
+last connection to close folds SQLite's write-ahead log into the file, whoever it belongs to).
 """
 
 from __future__ import annotations
