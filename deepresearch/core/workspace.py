@@ -93,8 +93,20 @@ class Workspace:
 
     @property
     def source_registry(self) -> Path:
-        """Sources archived by `deepresearch archive`, appended under a file lock (JSON lines)."""
-        return self.private / "sources.jsonl"
+        """The source registry (SQLite; sources/registry.py), IDs allocated under `sources.lock`.
+        A workspace made before it holds `sources.jsonl`, migrated on first open."""
+        return self.private / "sources.db"
+
+    @property
+    def source_registry_lock(self) -> Path:
+        """The lock IDs are allocated under (the orchestrator holds it through a merge into task.md),
+        in locks/, where no agent can hold it."""
+        return self.locks / "sources.lock"
+
+    @property
+    def legacy_source_registry(self) -> tuple[Path, Path]:
+        """What a workspace made before the SQLite registry holds: sources.jsonl, sketches.jsonl."""
+        return self.private / "sources.jsonl", self.private / "sketches.jsonl"
 
     @property
     def batch_ledger(self) -> Path:

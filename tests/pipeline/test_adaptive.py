@@ -14,7 +14,7 @@ from deepresearch.pipeline.taskledger import TaskProgress
 from deepresearch.state.model import RunStatus, TaskDoc, TaskStatus
 from deepresearch.state.store import StateStore
 from tests.helpers import PageServer, write_scenario, write_workspace_config
-from tests.pipeline.test_end_to_end import run_cli
+from tests.inprocess import run_in_process
 
 
 def gap_round(score: float) -> dict[str, Any]:
@@ -29,12 +29,13 @@ def run(
     args: tuple[str, ...] = (),
     **config: Any,
 ) -> tuple[int, str, TaskDoc, list[dict[str, Any]]]:
-    """One `deepresearch -p` run with the fake agent; (exit code, output, task.md, events)."""
+    """One `deepresearch -p` run with the fake agent, in this process (tests/inprocess.py: the
+    scenarios test the run's rules, not its process); (exit code, output, task.md, events)."""
     work = tmp_path / name
     work.mkdir(exist_ok=True)
     write_workspace_config(work, **config)
     path = write_scenario(tmp_path / f"{name}.yaml", scenario)
-    proc = run_cli(
+    proc = run_in_process(
         ["-p", "How do the indexes compare?", "-o", str(work), *args],
         {**env, "FAKE_AGENT_SCENARIO": str(path)},
         tmp_path,
