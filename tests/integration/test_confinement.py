@@ -23,7 +23,7 @@ from deepresearch.core.workspace import Workspace
 from deepresearch.state.model import SUSPICIOUS, RunStatus
 from deepresearch.state.store import StateStore
 from tests.helpers import PageServer, skip_without_sandbox
-from tests.integration.harness import CLIS, cli_env, find_cli, run_deepresearch, write_config
+from tests.integration.harness import CLIS, cli_env, cli_param, run_deepresearch, write_config
 from tests.model_server import ModelServer, Script
 
 pytestmark = pytest.mark.integration
@@ -41,6 +41,8 @@ DENIALS = {
     "gemini": ("denied by policy",),
     "copilot": ("Permission denied",),
     "codex": ("Read-only file system", "was blocked", "No such file or directory"),
+    "opencode": ("The user has specified a rule which prevents you from using this specific tool call",),
+    "qwen": ("that permission was declined", "is denied by permission rules"),
 }
 
 
@@ -113,15 +115,9 @@ def hijacked_run(cli: str, sandbox: str, tmp_path: Path, base_env: dict[str, str
     return Hijacked(proc, work, outside, list(canary.hits), results)
 
 
-def _param(name: str, sandbox: str) -> object:
-    reason = f"{name} is not installed: run .ci/install-agent-clis (or put {name} on PATH)"
-    return pytest.param(
-        name, sandbox, marks=pytest.mark.skipif(find_cli(name) is None, reason=reason), id=f"{name}-{sandbox}"
-    )
-
-
 @pytest.mark.parametrize(
-    ("cli", "sandbox"), [_param(name, mode) for name in CLIS for mode in ("off", "bwrap")]
+    ("cli", "sandbox"),
+    [cli_param(name, mode, id=f"{name}-{mode}") for name in CLIS for mode in ("off", "bwrap")],
 )
 def test_hijacked_executors_are_denied_and_the_run_completes(
     cli: str, sandbox: str, tmp_path: Path, clean_env: dict[str, str]
