@@ -62,6 +62,9 @@ def _agents(agents: list[AgentCheck], pinged: bool, permissions: dict[str, Permi
         state = "logged in" if agent.logged_in else "not logged in" if agent.logged_in is False else "login"
         typer.echo(f"  {mark} {agent.name:<8} {agent.version or '?':<9} {state}: {agent.login}")
         typer.echo(f"    {'':<8} {agent.path}")
+        if agent.provider is not None:
+            reach = UNKNOWN if agent.provider.reachable is None else OK if not agent.provider.problem else BAD
+            typer.echo(f"    {'':<8} {reach} provider: {agent.provider.detail}")
     typer.echo("")
     typer.echo("Permission profiles (each CLI's own rules, as a run sets them)")
     for name, profile in permissions.items():

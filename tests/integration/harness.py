@@ -125,7 +125,11 @@ def opencode_user_config(server_url: str) -> dict[str, Any]:
         "options": {"baseURL": f"{server_url}/v1", "apiKey": "{env:OPENAI_API_KEY}"},
         "models": {"test-model": {"name": "Test model", "cost": {"input": 1.0, "output": 2.0}}},
     }
-    return {"$schema": "https://opencode.ai/config.json", "provider": {"scripted": provider}}
+    return {
+        "$schema": "https://opencode.ai/config.json",
+        "provider": {"scripted": provider},
+        "model": "scripted/test-model",
+    }
 
 
 def qwen_user_settings(server_url: str) -> dict[str, Any]:

@@ -24,6 +24,8 @@ PATHS = {
     "gemini": ":streamGenerateContent",
     "codex": "/v1/responses",
     "copilot": "/v1/chat/completions",
+    "opencode": "/v1/chat/completions",
+    "qwen": "/v1/chat/completions",
 }
 
 
@@ -38,7 +40,9 @@ def doctor_ping(
         env = isolated_env(clean_env, home, [find_cli(name).parent for name in INSTALLED])  # type: ignore[union-attr]
         for name in INSTALLED:
             env.update(endpoint_env(name, server.base_url, home))
-        config = {"model": "scripted-model", "backend_args": {"codex": codex_provider_args(server.base_url)}}
+        # One model name for every CLI (opencode, whose models are provider/model, uses the default
+        # of its own config for a bare name).
+        config = {"model": "test-model", "backend_args": {"codex": codex_provider_args(server.base_url)}}
         (work / "deepresearch.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
         proc = subprocess.run(
             [sys.executable, "-m", "deepresearch", "doctor", "--ping", "-o", str(work)],
