@@ -90,8 +90,8 @@ PERMISSIONS = PermissionProfile(
         "a workspace path with * or ? in it widens the edit rule (opencode patterns have no escape)",
     ),
 )
-MODEL_NOT_FOUND = re.compile(r"(?:ProviderModelNotFoundError|Model not found)[:\s]*([^\n]*)")
-PROVIDER_NOT_FOUND = re.compile(r"ProviderNotFoundError[:\s]*([^\n]*)")
+# What opencode logs (stderr, with --print-logs) when the model or its provider is not configured.
+NOT_FOUND = re.compile(r"(Model|Provider) not found: ([^\s\"]+?)\.?(?=[\"\s]|$)")
 
 
 class OpencodeBackend:
@@ -169,14 +169,11 @@ class OpencodeBackend:
 
     def _failure(self, outcome: ProcessOutcome, run: _Run) -> AgentResult:
         """The last error event (its HTTP status first), else the cause opencode logged on stderr."""
-        found = MODEL_NOT_FOUND.search(outcome.stderr) or PROVIDER_NOT_FOUND.search(outcome.stderr)
+        found = NOT_FOUND.search(outcome.stderr)
         if found:
-            what = found.group(0).split(":", 1)[-1].strip() or "the configured model"
-            kind = FailureKind.BAD_ARGUMENTS
-            return AgentResult.failed(
-                kind,
-                f"{self.name}: {what} — set `model` to provider/model as `opencode models` lists it",
-            )
+            what = f"{found.group(1).lower()} {found.group(2)} is not configured"
+            advice = "set `model` to provider/model as `opencode models` lists it"
+            return AgentResult.failed(FailureKind.BAD_ARGUMENTS, f"{self.name}: {what}: {advice}")
         last = run.errors[-1] if run.errors else {}
         data = mapping(last.get("data"))
         said = " ".join(filter(None, [as_str(last.get("name")), as_str(data.get("message"))]))

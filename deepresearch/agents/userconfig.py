@@ -14,13 +14,18 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-# A JSON string (kept as it is), a // or /* */ comment, or a comma before a closing bracket.
-_JSONC = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/|,(?=\s*[}\]])', re.S)
+# A JSON string (kept as it is), then what goes: a // or /* */ comment; a comma before a bracket.
+_COMMENT = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.S)
+_TRAILING_COMMA = re.compile(r'("(?:\\.|[^"\\])*")|,(?=\s*[}\]])')
 
 
 def strip_jsonc(text: str) -> str:
-    """JSONC as plain JSON: comments and trailing commas removed, strings untouched."""
-    return _JSONC.sub(lambda m: m.group(1) or "", text)
+    """JSONC as plain JSON: comments, then trailing commas removed; strings untouched."""
+    return _TRAILING_COMMA.sub(_strings_only, _COMMENT.sub(_strings_only, text))
+
+
+def _strings_only(match: re.Match[str]) -> str:
+    return match.group(1) or ""
 
 
 def read_json(path: Path) -> dict[str, Any]:
