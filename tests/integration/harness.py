@@ -52,6 +52,13 @@ def cli_param(name: str, *values: object, id: str | None = None) -> object:
     return pytest.param(name, *values, marks=marks, id=id or name)
 
 
+def clis_to_test() -> list[str]:
+    """The CLIs a test over every installed CLI covers: all of them when they are required."""
+    if os.environ.get(REQUIRE_CLIS, "") not in ("", "0"):
+        return list(CLIS)
+    return [name for name in CLIS if find_cli(name) is not None]
+
+
 def require_cli(name: str) -> Path:
     """The CLI's executable; a clear failure when it is missing (only reached when required)."""
     found = find_cli(name)

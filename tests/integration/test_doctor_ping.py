@@ -12,12 +12,18 @@ import yaml
 
 from deepresearch.agents.registry import DETECTION_ORDER
 from deepresearch.core.errors import ExitCode
-from tests.integration.harness import CLIS, codex_provider_args, endpoint_env, find_cli, isolated_env
+from tests.integration.harness import (
+    clis_to_test,
+    codex_provider_args,
+    endpoint_env,
+    isolated_env,
+    require_cli,
+)
 from tests.model_server import Fault, ModelServer, Script
 
 pytestmark = pytest.mark.integration
 
-INSTALLED = [name for name in CLIS if find_cli(name) is not None]
+INSTALLED = clis_to_test()
 # The path each CLI's ping reaches (gemini without a configured model first asks which one to use).
 PATHS = {
     "claude": "/v1/messages",
@@ -37,7 +43,7 @@ def doctor_ping(
     work.mkdir()
     home.mkdir()
     with ModelServer(Script(work, "http://127.0.0.1:9", faults)) as server:
-        env = isolated_env(clean_env, home, [find_cli(name).parent for name in INSTALLED])  # type: ignore[union-attr]
+        env = isolated_env(clean_env, home, [require_cli(name).parent for name in INSTALLED])
         for name in INSTALLED:
             env.update(endpoint_env(name, server.base_url, home))
         # One model name for every CLI (opencode, whose models are provider/model, uses the default
