@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from deepresearch.agents.base import AgentRequest, FailureKind, ModelEndpoint, ToolProfile
-from deepresearch.agents.opencode import OpencodeBackend, worktree_root
+from deepresearch.agents.opencode import OpencodeBackend
+from deepresearch.agents.opencode_config import worktree_root
 from deepresearch.agents.qwen import QwenBackend, split_model
 from deepresearch.agents.userconfig import strip_jsonc
 from deepresearch.core.agent_env import TOOL_SECRETS
