@@ -31,6 +31,16 @@ _FENCE = re.compile(r"^```[ \t]*([A-Za-z]*)[ \t]*\n(.*?)^```[ \t]*$", re.S | re.
 _KEY_LINE = re.compile(r"""^(?:[A-Za-z_][\w.-]*|"[^"\n]+"|'[^'\n]+')[ \t]*:(?:[ \t]|$)""", re.M)
 _RULE = re.compile(r"^---[ \t]*$", re.M)
 FORMAT_HINT = "write YAML front matter: a mapping between two '---' lines"
+# What the parser's words usually mean, in words a model acts on.
+_MEANINGS = (
+    ("mapping values are not allowed", "a ': ' inside a plain value: put the value in quotes"),
+    ("expected <block end>", "this line's indentation does not match the lines above it"),
+    ("could not find expected ':'", "a line that is neither `key: value` nor a `- ` list item"),
+    ("cannot start any token", "a tab or a character YAML reserves: indent with spaces, quote the value"),
+    ("expected ',' or ']'", "a [ ... ] list that is not closed"),
+    ("expected ',' or '}'", "a { ... } mapping that is not closed"),
+    ("found undefined alias", "a value starting with *: put it in quotes"),
+)
 
 
 class Lenient(StrEnum):
@@ -208,6 +218,8 @@ def _yaml_problem(exc: yaml.YAMLError, block: _Block) -> str:
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     context = getattr(exc, "context", None)
     said = f"{problem} ({context})" if context else problem
+    meaning = next((m for words, m in _MEANINGS if words in said), None)
+    said += f" — {meaning}" if meaning else ""
     if mark is None:
         return f"the YAML starting at line {block.line} does not parse: {said}"
     lines = block.text.splitlines()

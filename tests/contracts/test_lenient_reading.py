@@ -63,10 +63,10 @@ REJECTED = [
     ("a broken line in front matter",
      "---\ncomplexity: simple\ntasks:\n  - id: E1 task: Find the size\n---\n",
      "the YAML does not parse at line 4 of the file (`- id: E1 task: Find the size`): "
-     "mapping values are not allowed here"),
+     "mapping values are not allowed here — a ': ' inside a plain value: put the value in quotes"),
     ("garbage", "this is not: [valid yaml\n  - at all",
      "the YAML does not parse at line 2 of the file (`- at all`): expected ',' or ']', but got '<stream end>'"
-     " (while parsing a flow sequence)"),
+     " (while parsing a flow sequence) — a [ ... ] list that is not closed"),
     ("two different fences", f"```yaml\n{PLAN}\n```\nOr:\n```yaml\ncomplexity: analytical\n```\n",
      "the file has 2 different fenced blocks (at lines 1, 9); write YAML front matter: a mapping between two "
      "'---' lines, once"),
@@ -94,7 +94,8 @@ def test_a_repair_prompt_problem_names_the_line_and_shows_it(tmp_path: Path) -> 
     assert verdicts is None
     assert problems == [
         "the YAML does not parse at line 5 of the file (`reason: odd indent`): expected <block end>, but found "
-        "'<block mapping start>' (while parsing a block collection)"
+        "'<block mapping start>' (while parsing a block collection) — this line's indentation does not match the "
+        "lines above it"
     ]
 
 
