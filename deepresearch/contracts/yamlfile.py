@@ -195,18 +195,26 @@ def _without_rules(body: str) -> tuple[str, int]:
 def _read_block(block: _Block, notes: str) -> YamlOutput:
     """Parse one region as a mapping; the problem names the file's line when it does not parse."""
     if block.json:
-        found = _json_object(block.text, 0)
-        if found is None:
-            return YamlOutput(
-                None, notes, [f"the JSON block at line {block.line} does not parse; {FORMAT_HINT}"]
+        try:
+            value = json.loads(block.text)
+        except ValueError as exc:
+            where = (
+                f"line {block.line + exc.lineno - 1}"
+                if isinstance(exc, json.JSONDecodeError)
+                else "its start"
             )
-        return YamlOutput(found[0], notes, lenient=list(block.lenient))
+            said = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            problem = f"the JSON does not parse at {where} of the file: {said}; {FORMAT_HINT}"
+            return YamlOutput(None, notes, [problem])
+        if not isinstance(value, dict):
+            return YamlOutput(None, notes, [f"the JSON at line {block.line} is not an object; {FORMAT_HINT}"])
+        return YamlOutput(value, notes, lenient=list(block.lenient))
     try:
         data = yaml.safe_load(block.text)
     except yaml.YAMLError as exc:
         return YamlOutput(None, notes, [_yaml_problem(exc, block)])
     if not isinstance(data, dict):
-        shape = "nothing" if data is None else f"a {type(data).__name__}"
+        shape = "nothing" if data is None else "a list" if isinstance(data, list) else "plain text"
         problem = f"the YAML starting at line {block.line} is {shape}, not a mapping; {FORMAT_HINT}"
         return YamlOutput(None, notes, [problem])
     return YamlOutput(data, notes, lenient=list(block.lenient))

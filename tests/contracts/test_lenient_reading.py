@@ -74,10 +74,11 @@ REJECTED = [
      "the YAML starting at line 2 is a list, not a mapping; write YAML front matter: a mapping between two "
      "'---' lines"),
     ("only a sentence", "I could not finish the plan because the question is unclear.\n",
-     "the YAML starting at line 1 is a str, not a mapping; write YAML front matter: a mapping between two "
+     "the YAML starting at line 1 is plain text, not a mapping; write YAML front matter: a mapping between two "
      "'---' lines"),
     ("a broken json fence", '```json\n{"complexity": "simple",}\n```\n',
-     "the JSON block at line 2 does not parse; write YAML front matter: a mapping between two '---' lines"),
+     "the JSON does not parse at line 2 of the file: Expecting property name enclosed in double quotes; write "
+     "YAML front matter: a mapping between two '---' lines"),
 ]  # fmt: skip
 
 
