@@ -106,7 +106,7 @@ class AgentResult:
 class AgentBackend(Protocol):
     """One agent CLI. Implementations live one per module in `deepresearch/agents/`."""
 
-    name: str  # copilot | claude | gemini | codex | custom
+    name: str  # copilot | claude | gemini | codex | opencode | qwen | custom
     executable: str  # the program looked up on PATH
     install_hint: str  # the command that installs it
     login_hint: str  # what to run to log in
