@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from deepresearch.agents.base import AgentBackend
 from deepresearch.agents.claude import ClaudeBackend
@@ -94,3 +94,12 @@ def resolve_executable(backend: AgentBackend, which: Which = shutil.which) -> st
             hint=backend.install_hint,
         )
     raise NoAgentError(f"{backend.name} is not installed: {backend.install_hint}")
+
+
+def check_installed(config: Config, roles: Iterable[str], which: Which = shutil.which) -> None:
+    """Every agent CLI the `roles` use is configured and installed, or the error (with the command
+    that installs it) is raised now: before a run creates anything."""
+    for name in dict.fromkeys(config.role(role).agent for role in roles):
+        if name is None:
+            raise NoAgentError("no agent CLI chosen", hint=install_hints())
+        resolve_executable(get_backend(name, config), which)

@@ -17,6 +17,8 @@ from deepresearch.core.errors import CheckFailedError
 EPILOG = """\
 Examples:
 
+  deepresearch demo                          (a complete run with a scripted agent: no CLI, no network)
+
   deepresearch -p "How did EU heat-pump sales change in 2023-2024, and why?"
 
   deepresearch -f input.md -o runs/heat-pumps
@@ -29,6 +31,8 @@ Examples:
 
   deepresearch -o runs/heat-pumps            (resume an unfinished run)
 
+  deepresearch -p "And in Spain?" -o runs/heat-pumps --follow-up   (reuse its sources, research what is new)
+
   deepresearch status runs/heat-pumps        (progress of a running or finished run)
 
   deepresearch batch questions.txt -o runs/watch --jobs 3   (many questions; then export / report)
@@ -37,7 +41,8 @@ Examples:
 
 Exit codes: 0 done, 1 internal error, 2 usage, 3 configuration, 4 task.md invalid, 5 agent failed,
 6 no usable agent CLI, 7 workspace locked, 8 report failed verification, 9 budget spent,
-10 archive failed, 11 batch incomplete, 12 tool service not answering, 130 interrupted (resumable).
+10 archive failed, 11 batch incomplete, 12 tool service not answering, 13 network (no connection, or
+no search provider answered), 130 interrupted (resumable).
 """
 
 
@@ -60,7 +65,10 @@ def main_command(
         typer.Option("-f", "--file", help="A request file (input.md: optional YAML front matter + text)."),
     ] = None,
     workdir: Annotated[
-        Path, typer.Option("-o", "--workdir", help="Workspace folder (created if missing).")
+        Path,
+        typer.Option(
+            "-o", "--workdir", help="Workspace folder (default: the current one; created if missing)."
+        ),
     ] = Path("."),
     agent: Annotated[
         str | None,
@@ -90,6 +98,22 @@ def main_command(
     new: Annotated[
         bool, typer.Option("--new", help="Start over: move the previous run aside (nothing is deleted).")
     ] = False,
+    follow_up: Annotated[
+        bool,
+        typer.Option(
+            "--follow-up",
+            help="Ask the question as a follow-up in the workspace's finished run: its sources and facts "
+            "are reused, only what is new or stale is researched, the earlier report is kept in reports/.",
+        ),
+    ] = False,
+    freshness_days: Annotated[
+        float | None,
+        typer.Option(
+            "--freshness-days",
+            help="Follow-ups: a source archived more than this many days ago is stale and may be archived "
+            "again (default 30; 0: every earlier source).",
+        ),
+    ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve the plan without asking.")] = False,
     interactive: Annotated[
         bool,
@@ -130,6 +154,7 @@ def main_command(
         "mode": mode,
         "effort": effort,
         "language": language,
+        "freshness_days": freshness_days,
         # Relative to where the command runs, as a person typing the path means it.
         "documents": [str(Path.cwd() / Path(d).expanduser()) for d in documents] if documents else None,
     }
@@ -140,6 +165,7 @@ def main_command(
         flags=flags,
         resume=resume,
         new=new,
+        follow_up=follow_up,
         yes=yes,
         quiet=quiet,
         pdf=pdf,

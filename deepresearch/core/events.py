@@ -40,6 +40,14 @@ class RunStarted(Event):
 
 
 @dataclass(frozen=True)
+class QuestionStarted(Event):
+    """A follow-up question in a workspace that answered one before: what follows is its run."""
+
+    question_id: str
+    question: str
+
+
+@dataclass(frozen=True)
 class PhaseStarted(Event):
     phase: str
     round: int
@@ -213,6 +221,7 @@ class RunFinished(Event):
     cost_usd: float
     violations: int | None = None  # report verification: None when no report was verified
     calls_by_role: dict[str, int] = field(default_factory=dict)
+    economy: dict[str, Any] = field(default_factory=dict)  # a follow-up's: pipeline.economy.Economy
 
 
 class EventSink(Protocol):

@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import secrets
+import shutil
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -112,6 +113,21 @@ def file_sha256(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def merge_tree(source: Path, target: Path) -> None:
+    """Move everything under `source` into `target`, folder by folder (a file of the same name in
+    `target` is replaced); `source` is left empty. Used to keep what a command made in a temporary
+    folder once it has succeeded."""
+    target.mkdir(parents=True, exist_ok=True)
+    for entry in sorted(source.iterdir()):
+        there = target / entry.name
+        if entry.is_dir() and not entry.is_symlink() and there.is_dir():
+            merge_tree(entry, there)
+        elif there.is_dir() and not there.is_symlink():
+            raise IsADirectoryError(f"{there} is a folder; cannot replace it with the file {entry.name}")
+        else:
+            shutil.move(str(entry), str(there))
 
 
 def _fsync_dir(folder: Path) -> None:

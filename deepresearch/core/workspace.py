@@ -142,6 +142,30 @@ class Workspace:
         """`path` relative to the workspace, with forward slashes (as written in task.md)."""
         return path.resolve().relative_to(self.root.resolve()).as_posix()
 
+    def has_run(self) -> bool:
+        """A run folder: its task.md exists (what `check`, `status` and `doctor` all look for)."""
+        return self.task_md.is_file()
+
+    def in_use(self) -> bool:
+        """Whether deepresearch keeps anything here: a run, or the private folder that `archive` and
+        `search` run by hand keep their registry, cache and budget in."""
+        return self.has_run() or self.private.is_dir()
+
+    def no_run(self) -> tuple[str, str]:
+        """(why, what to do) when this folder holds no run: what `check` and `status` both say."""
+        if self.events_jsonl.is_file():
+            return (
+                f"no run saved in {self.root}: a run started here but stopped before its plan was "
+                "saved (no task.md); nothing was researched",
+                "run the same deepresearch command again to start it over",
+            )
+        if self.private.is_dir():
+            return (
+                f"no run in {self.root}: only sources archived by hand (no task.md)",
+                f'start a run here: deepresearch -o {self.root} -p "your question"',
+            )
+        return f"no run in {self.root} (no task.md)", "pass the folder of a run (deepresearch -o DIR made it)"
+
     def ensure(self) -> None:
         """Create the workspace folders (idempotent)."""
         for folder in (self.logs, self.prompts, self.briefs, self.private, self.snapshots):

@@ -43,6 +43,8 @@ from deepresearch.doctor.checks import (
 from deepresearch.doctor.providers import ProviderCheck, check_provider
 from deepresearch.doctor.security import SandboxCheck, check_sandbox, permission_profiles
 
+NODE_MAJOR = 20  # the agent CLIs are npm packages that need Node.js 20 or later
+NODE_FIX = f"install Node.js {NODE_MAJOR} or later with npm (https://nodejs.org, or your package manager)"
 PING_PROMPT = "This is a connectivity check. Reply with the single word OK. Do not use any tools."
 VERSION_TIMEOUT = 30.0
 PING_TIMEOUT = 60.0
@@ -85,6 +87,7 @@ class DoctorReport:
     permissions: dict[str, PermissionProfile] = field(default_factory=dict)
     config_problem: str = ""
     pinged: bool = False
+    node: str | None = None  # Node.js's version ("" when `node` is not on PATH), which npm installs need
 
     @property
     def usable_agents(self) -> list[str]:
@@ -96,6 +99,11 @@ class DoctorReport:
         found: list[tuple[str, str]] = []
         if self.config_problem:
             found.append((self.config_problem, "fix the named setting"))
+        if any(not a.installed for a in self.agents) and self.node is not None and not node_ok(self.node):
+            what = f"Node.js {self.node} is too old" if self.node else "Node.js is not installed"
+            found.append(
+                (f"{what}: the agent CLIs are npm packages that need Node.js {NODE_MAJOR}+", NODE_FIX)
+            )
         for agent in self.agents:
             if not agent.installed and agent.fix:
                 what = (
@@ -123,6 +131,7 @@ def run_doctor(
     runner = runner or ProcessRunner()
     agents = check_agents(config, env, runner, ping)
     return DoctorReport(
+        node=node_version(env, runner),
         workdir=workdir,
         agents=agents,
         browser=check_browser(config.chromium_path, env),
@@ -133,6 +142,21 @@ def run_doctor(
         config_problem=config_problem,
         pinged=ping,
     )
+
+
+def node_version(environ: Mapping[str, str], runner: ProcessRunner) -> str:
+    """Node.js's version (`node --version`), "" when it is not on PATH or does not answer."""
+    node = shutil.which("node", path=environ.get("PATH", os.defpath))
+    if node is None:
+        return ""
+    outcome = runner.run([node, "--version"], Path.cwd(), environ, VERSION_TIMEOUT, Path(os.devnull))
+    found = _VERSION.search(outcome.stdout) if outcome.exit_code == 0 else None
+    return found.group(0) if found else ""
+
+
+def node_ok(version: str) -> bool:
+    """Whether `version` (20.11.1) is a Node.js the agent CLIs run on."""
+    return version.split(".")[0].isdigit() and int(version.split(".")[0]) >= NODE_MAJOR
 
 
 def check_agents(

@@ -27,6 +27,8 @@ from deepresearch.core.events import (
 from deepresearch.pipeline.batches import CallInfo, absorb, harvest, recover
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.evidence import collect
+from deepresearch.pipeline.known import known_sources
+from deepresearch.pipeline.languages import language_lines, statement_language, task_languages
 from deepresearch.pipeline.novelty import RULES
 from deepresearch.pipeline.prompts import render_prompt
 from deepresearch.pipeline.roles import EXECUTOR, StepScope
@@ -35,6 +37,7 @@ from deepresearch.pipeline.step import StepOutcome, output_file, run_step
 from deepresearch.pipeline.supervise import read_brief
 from deepresearch.pipeline.taskledger import TaskLedger, TaskProgress
 from deepresearch.state.model import Task, TaskStatus
+from deepresearch.state.questions import is_follow_up
 from deepresearch.state.schedule import dispatch_order
 
 Outcome = StepOutcome[ExecutorOutput]
@@ -87,6 +90,10 @@ def executor_prompt(
         search_command=ctx.tool_command("search"),
         archive_command=ctx.tool_command("archive"),
         provided=[s for s in doc.sources if s.type == "provided"],
+        follow_up=is_follow_up(doc),
+        known_sources=known_sources(doc, task.dimensions, ctx.config.freshness_days, ctx.clock()),
+        languages=language_lines(doc.front.languages),
+        statement_language=statement_language(ctx.config.language, doc.request),
     )
 
 
@@ -116,7 +123,9 @@ def _submit(ctx: RunContext, pool: ThreadPoolExecutor, state: Round, task: Task)
     progress.numbered, progress.calls = info.call, progress.calls + 1
     todo = state.missing.pop(task.id, None)
     if todo is None and progress.batches:  # a task resumed in a new session
-        todo = missing(progress, ctx.doc, task, saturation(ctx.config))
+        todo = missing(
+            progress, ctx.doc, task, saturation(ctx.config), task_languages(ctx.workspace, ctx.doc, task.id)
+        )
     prompt = executor_prompt(ctx, task, progress, info, todo or [])
     state.in_flight[pool.submit(run_executor, ctx, info, prompt)] = info
 
@@ -131,7 +140,8 @@ def _complete(ctx: RunContext, task: Task, status: TaskStatus, why: str) -> None
 
 
 def _decide(ctx: RunContext, task: Task, progress: TaskProgress, problems: list[str]) -> Verdict:
-    verdict = decide(progress, ctx.doc, task, saturation(ctx.config), ctx.config, problems)
+    searched = task_languages(ctx.workspace, ctx.doc, task.id)
+    verdict = decide(progress, ctx.doc, task, saturation(ctx.config), ctx.config, problems, searched)
     ctx.sink(
         TaskDecided(task.id, progress.batches, progress.calls, verdict.more, verdict.reason, verdict.missing)
     )

@@ -10,28 +10,39 @@ import contextlib
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from deepresearch.agents.runner import AgentRunner
 from deepresearch.core.clock import iso_seconds, utc_now
 from deepresearch.core.config import Config, settings_snapshot
 from deepresearch.core.effort import Limits
 from deepresearch.core.errors import BudgetExhaustedError, Interrupted
-from deepresearch.core.events import CeilingsSet, EventSink, Notice, RunFinished, RunStarted
+from deepresearch.core.events import (
+    CeilingsSet,
+    EventSink,
+    Notice,
+    QuestionStarted,
+    RunFinished,
+    RunStarted,
+)  # fmt: skip
 from deepresearch.core.roles import Role
 from deepresearch.core.workspace import Workspace
 from deepresearch.pipeline.analyse import analyse
 from deepresearch.pipeline.charts import plan_charts
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.documents import provide_documents
+from deepresearch.pipeline.economy import Economy, measure_economy
 from deepresearch.pipeline.execute import execute_round
-from deepresearch.pipeline.plan import Answer, plan
+from deepresearch.pipeline.followup import begin_follow_up, renew_before
+from deepresearch.pipeline.plan import Answer, plan, question_tasks
 from deepresearch.pipeline.reflect import reflect
 from deepresearch.pipeline.supervise import supervise
 from deepresearch.pipeline.synthesize import synthesize
 from deepresearch.pipeline.verify import verify_facts
 from deepresearch.service.server import ToolService
 from deepresearch.state.lock import WorkspaceLock
-from deepresearch.state.model import FrontMatter, Mode, RunStatus, TaskDoc
+from deepresearch.state.model import FrontMatter, Mode, Question, RunStatus, TaskDoc
+from deepresearch.state.questions import REPORT, current_question, is_follow_up, question_rounds
 from deepresearch.state.schedule import reset_running
 from deepresearch.state.store import StateStore
 
@@ -54,6 +65,7 @@ class RunSummary:
     output_tokens: int = 0
     cost_usd: float = 0.0
     violations: int | None = None  # None when no report was verified in this session
+    economy: Economy | None = None  # a follow-up's: spent on this question, reused from earlier ones
 
 
 def new_document(question: str, config: Config, agents: dict[str, str]) -> TaskDoc:
@@ -71,7 +83,8 @@ def new_document(question: str, config: Config, agents: dict[str, str]) -> TaskD
         agents=agents,
         settings=settings_snapshot(config),
     )
-    return TaskDoc(front=front, request=question.strip())
+    asked = Question("Q1", first_line[:300], now, 1, [], REPORT)
+    return TaskDoc(front=front, request=question.strip(), questions=[asked])
 
 
 def ceilings_event(limits: Limits) -> CeilingsSet:
@@ -112,8 +125,10 @@ class Orchestrator:
         resumed: bool,
         on_plan: PlanHook | None = None,
         on_clarify: ClarifyHook | None = None,
+        follow_up: str | None = None,
     ) -> RunSummary:
-        """Drive `doc` to completion under the workspace lock; Ctrl-C leaves it resumable."""
+        """Drive `doc` to completion under the workspace lock; Ctrl-C leaves it resumable. With
+        `follow_up`, the finished run in task.md is first turned into that follow-up question."""
         self.on_clarify = on_clarify
         self.workspace.ensure()
         with WorkspaceLock(self.workspace) as lock:
@@ -123,12 +138,18 @@ class Orchestrator:
                 pids = ", ".join(map(str, lock.stopped))
                 self.sink(Notice(f"stopped agent processes a dead run left running: {pids}", "warning"))
             self.runner.sandbox_state()  # `sandbox: bwrap` without a working bubblewrap stops here
-            with self._tool_service() as tools:
-                ctx = RunContext(
-                    self.workspace, self.config, self.store, self.runner, self.sink, doc, tools=tools
-                )
-                if self.store.exists():
-                    ctx.written = self.store.path.read_text(encoding="utf-8")
+            if follow_up is not None:  # under the lock: nothing else moves the earlier report meanwhile
+                ledgers = [self.workspace.usage_ledger, self.runner.budget.search_counter]
+                doc = begin_follow_up(self.workspace, self.store.load(), follow_up, utc_now(), ledgers)
+            ctx = RunContext(self.workspace, self.config, self.store, self.runner, self.sink, doc)
+            if self.store.exists():
+                ctx.written = self.store.path.read_text(encoding="utf-8")
+            if follow_up is not None:
+                ctx.save("follow-up")  # at once: task.md names where the earlier report went
+                question = current_question(doc)
+                self.sink(QuestionStarted(question.id, question.question))
+            with self._tool_service(renew_before(doc, self.config.freshness_days, utc_now())) as tools:
+                ctx.tools = tools
                 self.sink(RunStarted(str(self.workspace.root), doc.front.question, resumed))
                 self.sink(ceilings_event(self.runner.budget.limits))
                 try:
@@ -145,11 +166,14 @@ class Orchestrator:
                 return self._finish(ctx)
 
     @contextlib.contextmanager
-    def _tool_service(self) -> Iterator[ToolService]:
+    def _tool_service(self, renew: datetime | None) -> Iterator[ToolService]:
         """The run's tool service, started for this run only (inside the workspace lock) and handed
-        to the runner, whose agents reach it through DEEPRESEARCH_SERVICE."""
+        to the runner, whose agents reach it through DEEPRESEARCH_SERVICE; a known source archived
+        before `renew` is archived again when asked for."""
         runner = self.runner
-        service = ToolService(self.workspace, self.config, runner.budget, runner.environ, self.sink)
+        service = ToolService(
+            self.workspace, self.config, runner.budget, runner.environ, self.sink, renew_before=renew
+        )
         with service:
             runner.tool_service = service
             try:
@@ -200,7 +224,7 @@ class Orchestrator:
         return bool(spent)
 
     def _plan(self, ctx: RunContext, on_plan: PlanHook | None) -> None:
-        if not ctx.doc.tasks:
+        if not question_tasks(ctx.doc):
             plan(ctx, self.on_clarify(ctx) if self.on_clarify is not None else [])
         else:  # a plan written by hand (or by an earlier session) is used as it is
             ctx.doc.front.status, ctx.doc.front.round = RunStatus.RESEARCHING, max(ctx.doc.front.round, 1)
@@ -212,7 +236,9 @@ class Orchestrator:
         ctx.doc.front.status = RunStatus.PLANNING
         ctx.save("plan-review")
         if on_plan(ctx):
-            ctx.doc.front.status = RunStatus.RESEARCHING
+            # A follow-up's plan with no new task goes straight to the report.
+            approved = RunStatus.RESEARCHING if question_tasks(ctx.doc) else RunStatus.SYNTHESIZING
+            ctx.doc.front.status = approved
             ctx.save("plan-approved")
 
     def _leave_resumable(self, ctx: RunContext) -> None:
@@ -229,8 +255,8 @@ class Orchestrator:
             reason=doc.front.termination_reason
             or ("" if done else "stopped before research (plan not approved)"),
             report=str(self.workspace.report_md) if done else None,
-            rounds=doc.front.round,
-            scores=[q.score for q in doc.quality],
+            rounds=max(question_rounds(doc, doc.front.round), 0),  # of this question (a follow-up's own)
+            scores=[q.score for q in doc.quality if q.round >= current_question(doc).round],
             agent_calls=usage.calls,
             calls_by_role=dict(usage.calls_by_role),
             input_tokens=usage.input_tokens,
@@ -238,9 +264,11 @@ class Orchestrator:
             cost_usd=usage.cost_usd,
             violations=self.violations,
         )
+        economy = measure_economy(self.workspace, doc) if is_follow_up(doc) else None
+        summary.economy = economy
         self.sink(
             RunFinished(summary.status, summary.reason, summary.report, summary.rounds, summary.scores,
                         summary.agent_calls, summary.input_tokens, summary.output_tokens, summary.cost_usd,
-                        summary.violations, summary.calls_by_role)
+                        summary.violations, summary.calls_by_role, economy.to_dict() if economy else {})
         )  # fmt: skip
         return summary

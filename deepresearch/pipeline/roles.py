@@ -17,7 +17,7 @@ from deepresearch.contracts.execute import ExecutorOutput, parse_executor
 from deepresearch.contracts.plan import ClarifyOutput, PlanOutput, parse_clarify, parse_plan
 from deepresearch.contracts.reflect import Assessment, parse_assessment
 from deepresearch.contracts.report import parse_analysis, parse_report
-from deepresearch.contracts.supervise import parse_briefs
+from deepresearch.contracts.supervise import Brief, parse_briefs
 from deepresearch.contracts.verify import parse_verdicts
 from deepresearch.core.roles import Role
 from deepresearch.evidence.support import Verdict
@@ -25,6 +25,7 @@ from deepresearch.figures import FigurePlan, RenderedFigure, parse_charts, plan_
 from deepresearch.pipeline.checks import CheckResult, check_analysis
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.fact_grounding import findings_check
+from deepresearch.pipeline.known import known_plan
 
 T = TypeVar("T")
 Parser = Callable[[Path], tuple[T | None, list[str]]]
@@ -91,15 +92,19 @@ def _reflector_parser(ctx: RunContext, scope: StepScope) -> Parser[Assessment]:
 
 CLARIFY: RoleSpec[ClarifyOutput] = RoleSpec(Role.PLANNER, "clarify", "clarify", lambda c, s: parse_clarify)
 PLANNER: RoleSpec[PlanOutput] = RoleSpec(
-    Role.PLANNER, "planner", "planner", lambda c, s: lambda p: parse_plan(p, c.config.max_tasks)
-)
-SUPERVISOR: RoleSpec[dict[str, str]] = RoleSpec(
-    Role.SUPERVISOR, "supervisor", "supervisor", lambda c, s: lambda p: parse_briefs(p, list(s.task_ids))
-)
+    Role.PLANNER, "planner", "planner",
+    lambda c, s: lambda p: parse_plan(p, c.config.max_tasks, known_plan(c.doc)),
+)  # fmt: skip
+SUPERVISOR: RoleSpec[dict[str, Brief]] = RoleSpec(
+    Role.SUPERVISOR, "supervisor", "supervisor",
+    lambda c, s: lambda p: parse_briefs(p, list(s.task_ids), [lang.code for lang in c.doc.front.languages]),
+)  # fmt: skip
 # A fact whose statement gives a number its quote lacks goes back once (pipeline/fact_grounding.py).
 EXECUTOR: RoleSpec[ExecutorOutput] = RoleSpec(
     Role.EXECUTOR, "executor", "executor",
-    lambda c, s: lambda p: parse_executor(p, s.task_id, [d.id for d in c.doc.dimensions]),
+    lambda c, s: lambda p: parse_executor(
+        p, s.task_id, [d.id for d in c.doc.dimensions], {src.id: src for src in c.doc.sources}
+    ),
     check=lambda c, s: findings_check(c.workspace, c.workspace.result_file(s.task_id)),
 )  # fmt: skip
 REFLECTOR: RoleSpec[Assessment] = RoleSpec(Role.REFLECTOR, "reflector", "reflector", _reflector_parser)

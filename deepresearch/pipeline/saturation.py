@@ -6,8 +6,9 @@ these rules alone:
 
 - never more than `max_batches` batches; never fewer than `min_batches` unless the calls run out;
 - the task is saturated when its last `saturation_threshold` trusted batches brought nothing new,
-  every dimension of the task is covered by a verified fact, and at least `min_tier1_sources`
-  independent sources of authority ≥ 0.9 back its verified facts;
+  every dimension of the task is covered by a verified fact, at least `min_tier1_sources`
+  independent sources of authority ≥ 0.9 back its verified facts, and — once it has searched at
+  all — it has searched in every planned language (`missing_languages`);
 - otherwise it gets another call — at most `max_calls_per_task` calls (`batch_calls: in_call`) —
   whose prompt names exactly what is missing. With `batch_calls: per_batch` (the old rule, kept for
   comparison) every batch is a call of its own and only `max_batches` bounds them.
@@ -17,13 +18,15 @@ Queries use `k_initial` results per query, `k_expand` after a batch that brought
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from deepresearch.core.config import Config
 from deepresearch.core.effort import Saturation
+from deepresearch.core.languages import describe
 from deepresearch.pipeline.novelty import covered_dimensions, tier1_sources
 from deepresearch.pipeline.taskledger import TaskProgress
-from deepresearch.state.model import Task, TaskDoc
+from deepresearch.state.model import PlannedLanguage, Task, TaskDoc
 
 IN_CALL = "in_call"
 PER_BATCH = "per_batch"
@@ -43,8 +46,28 @@ def next_k(progress: TaskProgress, sat: Saturation) -> int:
     return sat.k_initial if progress.last_new else sat.k_expand
 
 
-def missing(progress: TaskProgress, doc: TaskDoc, task: Task, sat: Saturation) -> list[str]:
-    """What keeps the task from being saturated, one sentence each (empty: saturated)."""
+def missing_languages(planned: Sequence[PlannedLanguage], searched: Mapping[str, int]) -> list[str]:
+    """The planned languages the task made no query in, one sentence each. `searched` counts the
+    task's queries per detected language; a task that made no query at all is left to the other
+    rules (it may work from the person's documents)."""
+    if not sum(searched.values()):
+        return []
+    return [
+        f"no query yet in {describe(p.code)}" + (f", planned because: {p.reason}" if p.reason else "")
+        for p in planned
+        if not searched.get(p.code)
+    ]
+
+
+def missing(
+    progress: TaskProgress,
+    doc: TaskDoc,
+    task: Task,
+    sat: Saturation,
+    searched: Mapping[str, int] | None = None,
+) -> list[str]:
+    """What keeps the task from being saturated, one sentence each (empty: saturated); `searched`:
+    the task's queries per language (None: not checked)."""
     out = []
     if progress.batches < sat.min_batches:
         out.append(f"only {progress.batches} of the at least {sat.min_batches} batches were run")
@@ -64,16 +87,25 @@ def missing(progress: TaskProgress, doc: TaskDoc, task: Task, sat: Saturation) -
             f"{tier1} of the {sat.min_tier1_sources} independent sources of authority ≥ 0.9 the task needs "
             "back its verified facts"
         )
+    if searched is not None:
+        out += missing_languages(doc.front.languages, searched)
     return out
 
 
 def decide(
-    progress: TaskProgress, doc: TaskDoc, task: Task, sat: Saturation, config: Config, untrusted: list[str]
+    progress: TaskProgress,
+    doc: TaskDoc,
+    task: Task,
+    sat: Saturation,
+    config: Config,
+    untrusted: list[str],
+    searched: Mapping[str, int] | None = None,
 ) -> Verdict:
-    """After a call: does the task need another one? `untrusted` lists the batch-log problems."""
+    """After a call: does the task need another one? `untrusted` lists the batch-log problems,
+    `searched` the task's queries per language."""
     if progress.batches >= sat.max_batches:
         return Verdict(False, f"max_batches ({sat.max_batches}) reached")
-    gaps = [*untrusted, *missing(progress, doc, task, sat)]
+    gaps = [*untrusted, *missing(progress, doc, task, sat, searched)]
     if not gaps:
         return Verdict(
             False,

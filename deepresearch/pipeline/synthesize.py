@@ -17,6 +17,7 @@ from deepresearch.pipeline.prompts import render_prompt
 from deepresearch.pipeline.roles import SYNTHESIZER, StepScope
 from deepresearch.pipeline.step import output_file, run_step
 from deepresearch.report.finalize import VerificationOutcome, verify_and_finalize
+from deepresearch.state.questions import questions_of
 
 
 def report_language(ctx: RunContext) -> str:
@@ -67,4 +68,5 @@ def synthesizer_prompt(
         outline=doc.outline,
         analysis_file=ctx.workspace.relative(analysis) if analysis is not None else "",
         figures=figures,
+        earlier_questions=questions_of(doc)[:-1],
     )

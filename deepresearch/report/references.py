@@ -7,14 +7,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import quote
 
+from deepresearch.core.languages import describe
+from deepresearch.core.workspace import Workspace
 from deepresearch.report.archives import archive_path
 from deepresearch.report.blocks import strip_generated_sections
 from deepresearch.report.check import Violation
 from deepresearch.report.citations import cited_in_order
 from deepresearch.report.measures import ReportMeasures, measure
 from deepresearch.report.places import entry_details
-from deepresearch.report.stats import citation_stats, format_ages, share
+from deepresearch.report.stats import citation_stats, format_ages, language_shares, share
+from deepresearch.search.searchlog import query_languages, read_search_log
 from deepresearch.state.model import Fact, Source, TaskDoc
+from deepresearch.state.questions import asked_in, current_question, is_follow_up
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~!#])")
 _AUTOLINKABLE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*$")
@@ -42,10 +46,13 @@ def _archive_markdown(source: Source, workspace_root: Path) -> str:
     return f"archived copy: [{md_escape(relative)}]({quote(relative, safe='/-_.~')})"
 
 
-def reference_entry(source: Source, workspace_root: Path, facts: Sequence[Fact] = ()) -> str:
+def reference_entry(
+    source: Source, workspace_root: Path, facts: Sequence[Fact] = (), origin: str = ""
+) -> str:
     """One source as a reference line: ID, title, authors/venue/DOI and `provided document` when
     known, URL, archive link, accessed and published dates, and (given the facts) where their
-    verified quotes were found: `quoted at p. 3` linking to the archived PDF's page, or a video's time."""
+    verified quotes were found: `quoted at p. 3` linking to the archived PDF's page, or a video's time.
+    `origin` says, in a follow-up, whether the source is reused from an earlier question or new."""
     title = md_escape(source.title) or "(untitled)"
     accessed = source.accessed.strip()[:10] or "unknown"
     published = source.published.strip() or "unknown"
@@ -59,8 +66,26 @@ def reference_entry(source: Source, workspace_root: Path, facts: Sequence[Fact] 
             _archive_markdown(source, workspace_root),
             f"accessed {md_escape(accessed)}, published {md_escape(published)}",
             *quoted,
+            *([origin] if origin else []),
         ]
     )
+
+
+def source_origins(doc: TaskDoc) -> dict[str, str]:
+    """In a follow-up, each source's origin for References: `reused from Q1` or `new in Q2` (a newer
+    archive of a stale source says which one it renews); {} for a first question."""
+    if not is_follow_up(doc):
+        return {}
+    current = current_question(doc).id
+    origins: dict[str, str] = {}
+    for source in doc.sources:
+        asked = asked_in(doc, source.id)
+        origin = f"reused from {asked}" if asked != current else f"new in {current}"
+        renewed = doc.source(source.copy_of) if source.copy_of else None
+        if asked == current and renewed is not None and renewed.url == source.url:
+            origin += f" (newer archive of {renewed.id})"
+        origins[source.id] = origin
+    return origins
 
 
 def _mix_text(mix: dict[str, int]) -> str:
@@ -81,7 +106,20 @@ def _claims_text(report: ReportMeasures) -> str:
     return f"{text} · {' · '.join(parts)}"
 
 
-def _statistics(doc: TaskDoc, cited: list[str], report: ReportMeasures) -> list[str]:
+def _languages_text(doc: TaskDoc, cited: list[str], workspace_root: Path) -> str:
+    """The method note on languages: per language, the queries made in it and the sources it gave."""
+    planned = [p.code for p in doc.front.languages]
+    queries = query_languages(read_search_log(Workspace(workspace_root)), planned)
+    parts = []
+    for lang in language_shares(doc, cited, queries):
+        name = describe(lang.code) if lang.code else "language unknown"
+        plural = "y" if lang.queries == 1 else "ies"
+        counts = f"{lang.sources} source{'s' * (lang.sources != 1)} ({lang.cited} cited)"
+        parts.append(f"{name}: {lang.queries} quer{plural}, {counts}" if lang.code else f"{name}: {counts}")
+    return md_escape(" · ".join(parts)) if parts else "none recorded"
+
+
+def _statistics(doc: TaskDoc, cited: list[str], report: ReportMeasures, workspace_root: Path) -> list[str]:
     st, m = citation_stats(doc, cited), report.measures
     cited_age, all_age = format_ages(st.median_age_days_cited, st.median_age_days_all)
     verified = share(st.facts_verified, st.facts_total)
@@ -94,6 +132,7 @@ def _statistics(doc: TaskDoc, cited: list[str], report: ReportMeasures) -> list[
         ("Single-source claims", share(st.single_source_facts, st.facts_total, "facts")),
         ("Numbers grounded", share(m.numbers_grounded, m.numbers_total, "numbers")),
         ("Distinct domains", f"{st.domains_cited} cited · {st.domains_total} in total"),
+        ("Languages searched", _languages_text(doc, cited, workspace_root)),
         ("Authority mix (cited)", _mix_text(st.authority_cited)),
         ("Authority mix (all)", _mix_text(st.authority_all)),
         ("Median source age (cited)", cited_age),
@@ -109,12 +148,22 @@ def render_references(report_text: str, doc: TaskDoc, workspace_root: Path) -> s
     cited = [i for i in cited_in_order(body) if doc.source(i)]
     cited_sources = [s for s in map(doc.source, cited) if s is not None]
     others = [s for s in doc.sources if s.id not in cited]
+    origins = source_origins(doc)
     lines = ["## References", "", "### Cited sources", ""]
-    lines += [f"{n}. {reference_entry(s, workspace_root, doc.facts)}" for n, s in enumerate(cited_sources, 1)]
+    lines += [
+        f"{n}. {reference_entry(s, workspace_root, doc.facts, origins.get(s.id, ''))}"
+        for n, s in enumerate(cited_sources, 1)
+    ]
     lines += [] if cited_sources else ["No source is cited."]
     lines += ["", "### Additional sources (not cited)", ""]
-    lines += [f"- {reference_entry(s, workspace_root, doc.facts)}" for s in others] or ["None."]
-    lines += ["", "### Citation statistics", "", *_statistics(doc, cited, measure(body, doc, workspace_root))]
+    lines += [
+        f"- {reference_entry(s, workspace_root, doc.facts, origins.get(s.id, ''))}" for s in others
+    ] or ["None."]
+    statistics = _statistics(doc, cited, measure(body, doc, workspace_root), workspace_root)
+    if origins:
+        reused = sum(origins.get(i, "").startswith("reused") for i in cited)
+        statistics.append(f"| Sources reused from earlier questions | {share(reused, len(cited))} |")
+    lines += ["", "### Citation statistics", "", *statistics]
     return "\n".join(lines) + "\n"
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from datetime import date
+from datetime import date, datetime
 
 from deepresearch.core.attribution import BY_HAND, Attribution
 from deepresearch.core.config import Config
@@ -28,11 +28,19 @@ class SharedArchiver:
     """An Archiver on a private event loop; thread-safe `archive`."""
 
     def __init__(
-        self, workspace: Workspace, config: Config, sink: EventSink, research_date: date | None = None
+        self,
+        workspace: Workspace,
+        config: Config,
+        sink: EventSink,
+        research_date: date | None = None,
+        renew_before: datetime | None = None,
     ) -> None:
         # Never local files: the service runs outside the agents' sandbox with the person's rights,
         # so `archive file:///home/...` from an agent (perhaps told to by a web page) is refused.
-        self.archiver = Archiver(workspace, config, sink=sink, research_date=research_date, local_files=False)
+        self.archiver = Archiver(
+            workspace, config, sink=sink, research_date=research_date, local_files=False,
+            renew_before=renew_before,
+        )  # fmt: skip
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="tool-archiver", daemon=True)
         self._thread.start()

@@ -21,7 +21,7 @@ import socket
 import threading
 import time
 from dataclasses import asdict
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -64,6 +64,7 @@ class ToolService:
         environ: dict[str, str],
         sink: EventSink,
         research_date: date | None = None,
+        renew_before: datetime | None = None,
     ) -> None:
         self.workspace = workspace
         self.config = config
@@ -71,6 +72,7 @@ class ToolService:
         self.environ = environ  # with the search keys: they stay in this process
         self.sink = sink
         self.research_date = research_date
+        self.renew_before = renew_before  # a follow-up's freshness cutoff (sources.archive.Archiver)
         self.path = workspace.tool_socket
         self._listener: socket.socket | None = None
         self._inode: int | None = None
@@ -269,7 +271,9 @@ class ToolService:
     def _shared_archiver(self) -> SharedArchiver:
         """The run's archiver (created, and its browser started, once); call under `_lock`."""
         if self._archiver is None:
-            self._archiver = SharedArchiver(self.workspace, self.config, self.sink, self.research_date)
+            self._archiver = SharedArchiver(
+                self.workspace, self.config, self.sink, self.research_date, self.renew_before
+            )
         return self._archiver
 
     def _archive(

@@ -4,7 +4,9 @@
         records = archiver.archive_many(urls)
 
 Pages load concurrently (`config.archive_concurrency`, at most `per_host` per host) on one event
-loop driving Playwright's async API. A URL already in the registry is not fetched again. Every
+loop driving Playwright's async API. A URL already in the registry is not fetched again, unless its
+archive is older than `renew_before` (a follow-up's freshness window): then it is archived again
+under a new ID, and the old archive is kept. Every
 failure becomes a failed record in the registry; nothing is raised out of `archive_many`.
 Papers, videos and files take their specialist route (routes.py, specialists.py) in a worker
 thread; a web page whose `citation_*` tags name a paper is archived as that paper.
@@ -20,7 +22,7 @@ import contextlib
 import dataclasses
 import os
 from collections.abc import AsyncIterator, Mapping
-from datetime import date
+from datetime import date, datetime
 from types import TracebackType
 from urllib.parse import urlsplit
 
@@ -63,6 +65,7 @@ class Archiver:
         environ: Mapping[str, str] | None = None,
         local_files: bool = True,
         attribution: Attribution = BY_HAND,
+        renew_before: datetime | None = None,
     ) -> None:
         self.workspace = workspace
         self.config = config
@@ -74,6 +77,8 @@ class Archiver:
         self.environ = os.environ if environ is None else environ
         self.local_files = local_files  # False: file:// targets are refused (the orchestrator's case)
         self.attribution = attribution  # recorded on every record and use (registry), unless a call says
+        # A known source archived before this is stale: asked for again, it is archived again.
+        self.renew_before = renew_before
         self.options = BrowserOptions(
             chromium_path=config.chromium_path,
             profile=workspace.browser_profile,
@@ -157,34 +162,62 @@ class Archiver:
 
     async def _archive_one(self, url: str, shots: tuple[bool, bool], who: Attribution) -> SourceRecord:
         target = recognise(url)
+        existing: SourceRecord | None = None
         try:
             existing = self.registry.lookup(url)
             if existing is None and target.canonical != url:  # doi:10.1/x and doi.org/10.1/x: one paper
                 existing = self.registry.lookup(target.canonical)
-            if existing is not None:
+            if existing is not None and not self.stale(existing):
                 self.registry.record_use(existing, url, who)
                 return existing
             async with self._limit(url):
                 built = await self._build(url, target, shots)
         except FetchFailure as failure:
-            return self._failed(url, failure, who, kind_of(target))
+            return self._kept(existing, url, failure.message, who) or self._failed(
+                url, failure, who, kind_of(target)
+            )
         except Exception as exc:  # a bug must not cost the other URLs their archive: record it
             bug = FetchFailure(INTERNAL, f"{url}: {type(exc).__name__}: {exc}")
-            return self._failed(url, bug, who, kind_of(target))
+            return self._kept(existing, url, bug.message, who) or self._failed(url, bug, who, kind_of(target))
         warning = "archived with plain HTTP: no browser could be launched" if built.fallback else ""
         ctx = StoreContext(
             self.workspace, self.research_date, self.config.time_scope, built.fallback, warning
         )
-        record, new = self.registry.register(
-            url,
-            built.final_url,
-            built.content_sha256,
-            lambda source_id: dataclasses.replace(built.store(ctx, source_id, url), **who.fields()),
-            CopyProbe(built.text, self.config.copy_threshold),
-        )
+
+        def build(source_id: str) -> SourceRecord:
+            return dataclasses.replace(built.store(ctx, source_id, url), **who.fields())
+
+        if existing is not None:  # stale: a new archive with an ID of its own, the old one kept
+            record, new = self.registry.renew(existing, self.stale, build)
+            if new:
+                self.sink(Notice(f"{existing.id} was archived again as {record.id}: its archive was stale"))
+        else:
+            probe = CopyProbe(built.text, self.config.copy_threshold)
+            record, new = self.registry.register(url, built.final_url, built.content_sha256, build, probe)
         if not new:
             self.registry.record_use(record, url, who)
         return record
+
+    def stale(self, record: SourceRecord) -> bool:
+        """Whether a known source's archive is older than the freshness cutoff (`renew_before`)."""
+        if self.renew_before is None:
+            return False
+        try:
+            fetched = datetime.fromisoformat(record.fetched)
+        except ValueError:
+            return False
+        return fetched < self.renew_before if fetched.tzinfo else False
+
+    def _kept(
+        self, existing: SourceRecord | None, url: str, why: str, who: Attribution
+    ) -> SourceRecord | None:
+        """A stale source whose current version could not be fetched: its old archive stands."""
+        if existing is None:
+            return None
+        self._warn(f"could not archive the current version of {existing.id} ({why}); its archive of "
+                   f"{existing.fetched[:10]} is used")  # fmt: skip
+        self.registry.record_use(existing, url, who)
+        return existing
 
     async def _build(self, url: str, target: Target, shots: tuple[bool, bool]) -> Built:
         """Fetch and read one target by its route (blocking work in worker threads)."""

@@ -77,10 +77,11 @@ class SourceRecord:
     abstract_only: bool = False  # a paper with no open-access PDF: only its abstract is archived
     provided: bool = False  # one of the person's own documents (`documents:`)
     positions: str = ""  # what the archived text marks for quotes: page | time | chapter
-    language: str = ""  # of a transcript
+    language: str = ""  # of the archived text (a transcript: of its captions), a code such as de
     captions: str = ""  # a transcript's captions: manual | automatic
     pdf_url: str = ""  # where a paper's PDF was downloaded from
     copy_of: str = ""  # the earlier-published source whose main text this one repeats (copies.py)
+    renews: str = ""  # the earlier archive of the same URL this one replaced (a stale source, again)
     flags: list[str] = field(default_factory=list)  # suspicious: instructions aimed at AI agents
     task: str = ""  # the executor task that archived it (core.attribution), "" when archived by hand
     batch: int | None = None  # and the Top-K batch it was archived in

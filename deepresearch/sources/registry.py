@@ -6,7 +6,8 @@ Layers, sources).
 executor) run at once. A line is either a record (`SourceRecord.to_dict()`) or an alias
 `{"alias": url, "id": "S07"}` saying that another URL led to the same content, a copy line
 `{"copy": "S03", "of": "S09"}` saying that S03's main text repeats S09's, published earlier
-(copies.py; a new source's own `copy_of` is in its record), or a use
+(copies.py; a new source's own `copy_of` is in its record; a newer archive of a stale source names
+the one it renews, and from then on answers for its URL), or a use
 `{"use": url, "id": "S07", "task": "E1", "batch": 2, "time": ...}` saying that an executor task asked
 for a source already archived (records carry `task` and `batch` themselves). The orchestrator
 merges the registry into task.md between phases; the registry only reads task.md (to skip IDs
@@ -16,6 +17,7 @@ already used there), never writes it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -139,7 +141,9 @@ class SourceRegistry:
         index.by_id[record.id] = record
         index.max_id = max(index.max_id, id_number(record.id))
         for url in (record.url, record.final_url):
-            if url:
+            if url and record.renews:  # a newer archive of a known URL: it answers for the URL now
+                index.by_url[_url_key(url)] = record
+            elif url:
                 index.by_url.setdefault(_url_key(url), record)
         if record.content_sha256:
             index.by_content.setdefault(record.content_sha256, record)
@@ -198,6 +202,29 @@ class SourceRegistry:
             self._append(record.to_dict())
             if flipped is not None:  # the new source was published first: it is the original
                 self._append({"copy": flipped, "of": record.id})
+            return record, True
+
+    def renew(
+        self,
+        stale: SourceRecord,
+        is_stale: Callable[[SourceRecord], bool],
+        build: Callable[[str], SourceRecord],
+    ) -> tuple[SourceRecord, bool]:
+        """Under the lock: a new archive of a stale source's URL, with an ID of its own (True), or the
+        URL's current record when another process renewed it meanwhile (False).
+
+        The earlier archive is kept: the facts quoted from it keep citing it. The new record names
+        it (`renews`) and counts as its copy: one page archived twice is one source of support."""
+        with self.locked():
+            index = self._read()
+            current = index.by_url.get(_url_key(stale.url)) or stale
+            if not is_stale(current):
+                return current, False
+            highest = max([index.max_id, *task_md_source_ids(self.workspace.task_md)])
+            record = dataclasses.replace(
+                build(format_source_id(highest + 1)), renews=current.id, copy_of=current.id
+            )
+            self._append(record.to_dict())
             return record, True
 
     def _judge_copy(self, index: _Index, record: SourceRecord, probe: CopyProbe) -> str | None:

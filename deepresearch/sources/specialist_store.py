@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from deepresearch.core.clock import iso_seconds, utc_now
 from deepresearch.core.config import Config
 from deepresearch.core.files import atomic_write
+from deepresearch.core.langdetect import detect_language
+from deepresearch.core.languages import language_code
 from deepresearch.sources.content import sha256_hex
 from deepresearch.sources.fetch import Fetched, http_fetch
 from deepresearch.sources.record import SourceRecord
@@ -127,6 +129,16 @@ def store_special(ctx: StoreContext, source_id: str, url: str, special: SpecialS
         record.authority = authority(record.source_type, record.final_url)
     record.recency = recency(record.published, ctx.research_date, ctx.time_scope)
     record.weight = evidence_weight(record.authority, record.recency)
+    record.language = text_language(record.language, special.text)
     # A transcript, paper or document may address AI agents as well as a web page can.
     flag_injection(record, special.text)
     return record
+
+
+def text_language(declared: str, text: str) -> str:
+    """A source's language: the one it declares (a transcript's captions, an EPUB's metadata) when
+    deepresearch knows it, else the one detected in its text."""
+    try:
+        return language_code(declared) if declared.strip() else detect_language(text)
+    except ValueError:
+        return detect_language(text)

@@ -20,6 +20,7 @@ from deepresearch.core.events import (
     OutputRepair,
     PhaseFinished,
     PhaseStarted,
+    QuestionStarted,
     RoundFinished,
     RunFinished,
     RunStarted,
@@ -27,12 +28,14 @@ from deepresearch.core.events import (
     TaskDecided,
 )  # fmt: skip
 from deepresearch.core.roles import ROLE_NAMES
-from deepresearch.ui.text import ceilings_line, rules_line
+from deepresearch.ui.text import ceilings_line, economy_line, rules_line
 
 
 def format_event(event: Event) -> str | None:
     """The line shown for an event, or None for events not worth a line."""
     match event:
+        case QuestionStarted():
+            return f"follow-up {event.question_id}: {event.question} (the earlier report is kept in reports/)"
         case RunStarted():
             verb = "resuming" if event.resumed else "starting"
             return f"{verb} research in {event.workdir}: {event.question}"
@@ -90,6 +93,8 @@ def summary_text(event: RunFinished) -> str:
         f"  agent calls: {event.agent_calls}{by_role(event.calls_by_role)}; tokens: {event.input_tokens} in / "
         f"{event.output_tokens} out; cost: ${event.cost_usd:.4f}",
     ]
+    if event.economy:
+        lines.append(f"  {economy_line(event.economy)}")
     return "\n".join(lines)
 
 

@@ -1,4 +1,5 @@
-"""One-line texts shared by the plain and the rich display: the run's ceilings and its Top-K rules."""
+"""One-line texts shared by the plain and the rich display: the run's ceilings, its Top-K rules and
+a follow-up's economy."""
 
 from __future__ import annotations
 
@@ -40,4 +41,23 @@ def rules_line(rules: dict[str, Any]) -> str:
         f"saturated after {streak} batch{'es' * (streak != 1)} in a row with nothing new, with every "
         f"dimension covered and {tier1} tier-1 source{'s' * (tier1 != 1)}\na batch counts as new only with"
         + "".join(f"\n  - {rule}" for rule in rules.get("novelty") or [])
+    )
+
+
+def _count(n: object, one: str, many: str = "") -> str:
+    value = n if isinstance(n, int) else 0
+    return f"{value} {one if value == 1 else (many or one + 's')}"
+
+
+def economy_line(economy: dict[str, Any]) -> str:
+    """A follow-up's economy (pipeline.economy.Economy as a dict): what this question spent against
+    what it reused from the earlier ones, and what those had cost."""
+    spent, earlier = economy.get("spent") or {}, economy.get("earlier") or {}
+    return (
+        f"this question ({economy.get('question')}): {_count(spent.get('agent_calls'), 'agent call')}, "
+        f"{_count(spent.get('searches'), 'search', 'searches')}, {_count(spent.get('archives'), 'new archive')}; "
+        f"reused from earlier questions: {_count(economy.get('reused_sources'), 'source')} and "
+        f"{_count(economy.get('reused_facts'), 'fact')} (which had taken "
+        f"{_count(earlier.get('agent_calls'), 'agent call')}, {_count(earlier.get('searches'), 'search', 'searches')}, "
+        f"{_count(earlier.get('archives'), 'archive')})"
     )

@@ -13,12 +13,15 @@ from deepresearch.contracts.verify import parse_verdicts
 from deepresearch.contracts.yamlfile import Lenient, read_output, read_text
 
 PLAN = """complexity: simple
+languages:
+  - {code: en, reason: the language of the question}
 dimensions:
   - {id: D1, name: Size, description: Market size}
 tasks:
   - {id: E1, task: Find the size, dimensions: [D1], priority: high, depends: []}"""
 PLAN_JSON = (
-    '{"complexity": "simple", "dimensions": [{"id": "D1", "name": "Size", "description": "Market size"}],'
+    '{"complexity": "simple", "languages": [{"code": "en", "reason": "the language of the question"}],'
+    ' "dimensions": [{"id": "D1", "name": "Size", "description": "Market size"}],'
     ' "tasks": [{"id": "E1", "task": "Find the size", "dimensions": ["D1"], "priority": "high", "depends": []}]}'
 )
 EXPLANATION = "I chose one dimension because the question asks about the size only."
@@ -68,7 +71,7 @@ REJECTED = [
      "the YAML does not parse at line 2 of the file (`- at all`): expected ',' or ']', but got '<stream end>'"
      " (while parsing a flow sequence) — a [ ... ] list that is not closed"),
     ("two different fences", f"```yaml\n{PLAN}\n```\nOr:\n```yaml\ncomplexity: analytical\n```\n",
-     "the file has 2 different fenced blocks (at lines 1, 9); write YAML front matter: a mapping between two "
+     "the file has 2 different fenced blocks (at lines 1, 11); write YAML front matter: a mapping between two "
      "'---' lines, once"),
     ("a list, not a mapping", "---\n- complexity: simple\n- tasks: []\n---\n",
      "the YAML starting at line 2 is a list, not a mapping; write YAML front matter: a mapping between two "

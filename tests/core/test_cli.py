@@ -131,6 +131,14 @@ def test_the_built_wheel_runs_a_research_outside_the_checkout(
     script = outside / ".deepresearch" / "bin" / "deepresearch-archive"
     assert str(script) in (outside / "logs" / "prompts" / "E1.md").read_text()
     assert str(venv) in script.read_text()
+    # The demo ships in the wheel: its scripted agent, script and pages run from the installed package.
+    demo = subprocess.run(
+        [str(venv / "bin" / "deepresearch"), "demo", "-q", "-o", "demo"],
+        cwd=outside, env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert demo.returncode == 0, demo.stdout + demo.stderr
+    assert "verified: every check passed" in demo.stdout
+    assert str(venv) in (outside / "demo" / "deepresearch.yaml").read_text()  # the wheel's interpreter
 
 
 def test_ctrl_c_in_a_subcommand_exits_130_with_the_message(tmp_path: Path, clean_env: dict[str, str]) -> None:

@@ -1,5 +1,5 @@
-"""The real claude, gemini, codex and copilot binaries run through `deepresearch -p` against the
-scripted model server (tests/model_server.py): a complete verified run per CLI, every role including
+"""The real claude, gemini, codex, copilot, opencode and qwen binaries run through `deepresearch -p`
+against the scripted model server (tests/model_server.py): a complete verified run per CLI, every role including
 the verifier (with a 429 and a 500 retried by our backoff on the way), 401 as a login error without retries, a 500 that never stops,
 and a server that never answers.
 

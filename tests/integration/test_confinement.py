@@ -1,5 +1,5 @@
-"""Hijacked executors in the real claude, gemini, codex and copilot: after archiving a page that tells
-AI agents what to do, the scripted model makes each executor try to touch a file outside the
+"""Hijacked executors in the real claude, gemini, codex, copilot, opencode and qwen: after archiving a
+page that tells AI agents what to do, the scripted model makes each executor try to touch a file outside the
 workspace, read a planted SSH key, reach another local port, overwrite task.md (with the CLI's write
 tool and with its shell) and read SERPER_API_KEY from its environment.
 

@@ -11,6 +11,8 @@ from deepresearch.contracts.supervise import parse_briefs
 
 PLAN = """---
 complexity: comparison
+languages:
+  - {code: en, reason: the language of the question}
 dimensions:
   - {id: D1, name: Size, description: Market size}
 outline:

@@ -89,6 +89,8 @@ def comparable(doc: TaskDoc) -> str:
     doc.front.id = doc.front.created = doc.front.updated = ""
     for source in doc.sources:
         source.accessed = source.sha256 = ""  # the archive header records the fetch time
+    for question in doc.questions:
+        question.asked = ""
     return render_task_md(doc)
 
 

@@ -92,7 +92,7 @@ def test_current_folder_is_the_default(workdir: Path, clean_env: dict) -> None:
 def test_missing_files_are_usage_errors(run: Run, clean_env: dict) -> None:
     result = deepresearch(clean_env, "check", run.root)
     assert result.returncode == ExitCode.USAGE
-    assert "no task.md in" in result.stderr
+    assert "no run in" in result.stderr and "(no task.md)" in result.stderr
     (run.root / "task.md").write_text(render_task_md(run.doc), encoding="utf-8")
     result = deepresearch(clean_env, "check", run.root)
     assert result.returncode == ExitCode.USAGE

@@ -72,6 +72,7 @@ def test_statistics(run: Run) -> None:
         "Median source age (cited)": "6 months",
         "Median source age (all)": "5 months",
         "Claims supported": "not checked (the verifier has not run)",
+        "Languages searched": "language unknown: 7 sources (5 cited)",  # no plan, no search log
     }
 
 

@@ -72,7 +72,7 @@ def test_no_provider_answering_names_each_failure_and_the_keys(
     server.script("duckduckgo", "429")
     without = {"TAVILY_API_KEY": "", "EXA_API_KEY": "", "BRAVE_API_KEY": ""}
     done = run_cli("search", "anything", extra_env=without)
-    assert done.returncode == ExitCode.FAILURE
+    assert done.returncode == ExitCode.NETWORK
     assert "no search provider answered for 'anything'" in done.stderr
     assert "serper: server error (HTTP 500" in done.stderr
     assert "duckduckgo: rate limited (HTTP 429)" in done.stderr
