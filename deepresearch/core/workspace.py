@@ -141,6 +141,16 @@ class Workspace:
         """gemini's per-call policy folders (`policies/<label>/`) and, with a custom endpoint, its home."""
         return self.private / "gemini"
 
+    @property
+    def opencode_private(self) -> Path:
+        """opencode's per-call folders (`<label>/`): its config (our rules) and its data, cache, state."""
+        return self.private / "opencode"
+
+    @property
+    def qwen_private(self) -> Path:
+        """Qwen Code's per-call homes (`<label>/`): its settings (our rules) and its sessions and logs."""
+        return self.private / "qwen"
+
     def asset_dir(self, kind: str) -> Path:
         """assets/<kind>/ for one of ASSET_KINDS."""
         if kind not in ASSET_KINDS:

@@ -59,6 +59,7 @@ class RoleSpec(Generic[T]):
     parser: Callable[[RunContext, StepScope], Parser[T]]
     check: Callable[[RunContext, StepScope], Check[T]] | None = None
     repairs: Repairs = Repairs()
+    yaml_output: bool = True  # read by contracts.yamlfile (the report, analysis and charts are not)
 
     def label_for(self, scope: StepScope) -> str:
         """The log and output-file label of a call (the task ID for executors)."""
@@ -109,9 +110,9 @@ EXECUTOR: RoleSpec[ExecutorOutput] = RoleSpec(
 REFLECTOR: RoleSpec[Assessment] = RoleSpec(Role.REFLECTOR, "reflector", "reflector", _reflector_parser)
 ANALYST: RoleSpec[str] = RoleSpec(
     Role.ANALYST, "analyst", "analyst", lambda c, s: parse_analysis,
-    check=lambda c, s: lambda text: check_analysis(text, c.doc, c.workspace.root),
+    check=lambda c, s: lambda text: check_analysis(text, c.doc, c.workspace.root), yaml_output=False,
 )  # fmt: skip
-CHARTS: RoleSpec[FigurePlan] = RoleSpec(Role.CHARTS, "charts", "charts", _charts_parser)
+CHARTS: RoleSpec[FigurePlan] = RoleSpec(Role.CHARTS, "charts", "charts", _charts_parser, yaml_output=False)
 
 
 def _synthesizer_check(ctx: RunContext, scope: StepScope) -> Check[str]:
@@ -123,8 +124,9 @@ def _synthesizer_check(ctx: RunContext, scope: StepScope) -> Check[str]:
 
 
 SYNTHESIZER: RoleSpec[str] = RoleSpec(
-    Role.SYNTHESIZER, "synthesizer", "synthesizer", lambda c, s: parse_report, check=_synthesizer_check
-)
+    Role.SYNTHESIZER, "synthesizer", "synthesizer", lambda c, s: parse_report, check=_synthesizer_check,
+    yaml_output=False,
+)  # fmt: skip
 
 
 def _verdicts_parser(ctx: RunContext, scope: StepScope) -> Parser[dict[str, Verdict]]:

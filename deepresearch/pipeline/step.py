@@ -1,7 +1,8 @@
 """One agent step, for every role: call, parse the output file, check it, repair with the exact problems.
 
 This is the only repair path. An output the role's contract cannot read goes back once with the
-parser's problems; a readable output that the role's code check finds violations in goes back once
+parser's problems (a YAML one read only leniently — fenced, JSON, text around it — is accepted and
+recorded as an `OutputLenient` event); a readable output that the role's code check finds violations in goes back once
 with those violations (as `file:line: kind: message`). A repair that comes back unusable never
 costs the first readable output: it is written back and kept, with its violations.
 """
@@ -14,7 +15,8 @@ from typing import Generic, TypeVar
 
 from deepresearch.agents.base import AgentResult
 from deepresearch.agents.runner import AgentCall
-from deepresearch.core.events import OutputRepair
+from deepresearch.contracts.yamlfile import read_output
+from deepresearch.core.events import OutputLenient, OutputRepair
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.prompts import render_prompt
 from deepresearch.pipeline.roles import Parser, RoleSpec, StepScope
@@ -56,6 +58,15 @@ class _Call:
         name = f"{self.prompt_name}.{suffix}" if suffix else self.prompt_name
         call = AgentCall(self.spec.role, label, self.scope.task_id, text, self.output, prompt_name=name)
         return self.ctx.runner.call(call)
+
+    def note_lenient(self) -> None:
+        """Record an output read although not written as asked (counted per run from the events)."""
+        if not self.spec.yaml_output:
+            return
+        forms = read_output(self.output).lenient
+        if forms:
+            label = self.spec.label_for(self.scope)
+            self.ctx.sink(OutputLenient(self.spec.role, label, [form.value for form in forms]))
 
     def repair(self, problems: list[str], suffix: str) -> AgentResult:
         self.ctx.sink(OutputRepair(self.spec.role, self.spec.label_for(self.scope), problems))
@@ -107,6 +118,7 @@ def run_step(
         value, problems = parse(output)
     if value is None:
         return StepOutcome(None, problems, result)
+    call.note_lenient()
     if spec.check is None:
         return StepOutcome(value, [], result)
     return _checked(call, spec, parse, value, result)
