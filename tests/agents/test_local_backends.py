@@ -52,7 +52,7 @@ def opencode_env(tmp_path: Path, tools: ToolProfile, base: dict[str, str]) -> tu
 def test_opencode_rules_per_profile(tmp_path: Path) -> None:
     home = tmp_path / "home"
     _, writer = opencode_env(tmp_path, WRITER, {"HOME": str(home)})
-    output = str(tmp_path / "ws/logs/planner_result.md").lstrip("/")  # no git above: relative to /
+    output = str(tmp_path / "ws/logs/calls/planner/planner_result.md").lstrip("/")  # no git above: relative to /
     assert writer["permission"] == {
         "*": "deny", "read": "allow", "glob": "allow", "grep": "allow", "list": "allow",
         "external_directory": "deny", "edit": {"*": "deny", output: "allow"},
@@ -75,7 +75,7 @@ def test_opencode_rules_per_profile(tmp_path: Path) -> None:
 def test_opencode_edit_pattern_is_relative_to_the_git_worktree_above(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     _, config = opencode_env(tmp_path, WRITER, {"HOME": str(tmp_path / "home")})
-    assert config["permission"]["edit"] == {"*": "deny", "ws/logs/planner_result.md": "allow"}
+    assert config["permission"]["edit"] == {"*": "deny", "ws/logs/calls/planner/planner_result.md": "allow"}
     assert worktree_root(tmp_path / "ws" / "logs") == tmp_path
     assert worktree_root(Path("/")) == Path("/")
 
@@ -204,7 +204,7 @@ def qwen_env(tmp_path: Path, tools: ToolProfile, base: dict[str, str]) -> tuple[
 
 def test_qwen_rules_per_profile(tmp_path: Path) -> None:
     _, writer = qwen_env(tmp_path, WRITER, {"HOME": str(tmp_path / "home")})
-    output = f"//{str(tmp_path / 'ws/logs/planner_result.md').lstrip('/')}"
+    output = f"//{str(tmp_path / 'ws/logs/calls/planner/planner_result.md').lstrip('/')}"
     rules = writer["permissions"]
     assert rules["allow"] == [f"Edit({output})", f"WriteFile({output})"] and "ask" not in rules
     assert {"run_shell_command", "web_fetch", "web_search", "agent", "skill", "save_memory"} <= set(
