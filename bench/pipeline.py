@@ -10,8 +10,9 @@ each executor's `deepresearch archive` does its own work (its own CLI start-up, 
   hidden, the archive checked by the host policy and its proxy), and the time to make one call's
   private copy of a CLI's configuration (a ~/.claude of a person who uses it every day).
 
-Run: python bench/pipeline.py [--tasks 8] [--latency 1.0] [--concurrency 4] [--no-browser]
+Run: python bench/pipeline.py [--tasks 8] [--latency 1.0] [--concurrency 3] [--no-browser] [--service-only]
      [--sandbox off|bwrap]
+(--concurrency defaults to the configuration's default, 3 executors at once.)
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from deepresearch.core.config import Config  # noqa: E402
 from tests.helpers import PageServer, write_scenario, write_workspace_config  # noqa: E402
 
 
@@ -157,7 +159,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=8)
     parser.add_argument("--latency", type=float, default=1.0, help="seconds each executor call sleeps")
-    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--concurrency", type=int, default=Config().concurrency)
+    parser.add_argument("--service-only", action="store_true", help="skip the run without the tool service")
     parser.add_argument(
         "--no-browser", dest="browser", action="store_false", help="archive with plain HTTP (no Chromium)"
     )
@@ -170,6 +173,9 @@ def main() -> None:
     if args.sandbox == "bwrap":
         seconds, copied = config_copy_seconds()
         print(f"private copy of a CLI's config per call: {seconds * 1000:.1f} ms ({copied / 1e6:.1f} MB)\n")
+    if args.service_only:
+        report("with the tool service (one browser for the run)", run(args, True), args)
+        return
     without = report(
         "without the tool service (each archive its own CLI and browser)", run(args, False), args
     )

@@ -11,18 +11,23 @@ from deepresearch.agents.codex import CodexBackend
 from deepresearch.agents.copilot import CopilotBackend
 from deepresearch.agents.custom import EXAMPLE, CustomBackend
 from deepresearch.agents.gemini import GeminiBackend
+from deepresearch.agents.opencode import OpencodeBackend
+from deepresearch.agents.qwen import QwenBackend
 from deepresearch.core.config import Config
 from deepresearch.core.errors import ConfigError, NoAgentError
 
 Which = Callable[[str], str | None]
 
-# The order of preference when no agent is configured.
-DETECTION_ORDER = ("copilot", "claude", "gemini", "codex")
+# The order of preference when no agent is configured: the vendor CLIs first (logged in to their
+# own models), then the two that reach any provider their configuration names.
+DETECTION_ORDER = ("copilot", "claude", "gemini", "codex", "opencode", "qwen")
 BUILTIN: dict[str, Callable[[], AgentBackend]] = {
     "copilot": CopilotBackend,
     "claude": ClaudeBackend,
     "gemini": GeminiBackend,
     "codex": CodexBackend,
+    "opencode": OpencodeBackend,
+    "qwen": QwenBackend,
 }
 
 
@@ -61,7 +66,7 @@ def get_backend(name: str, config: Config) -> AgentBackend:
 
 
 def detect_default(which: Which = shutil.which) -> str | None:
-    """The first installed CLI in the order copilot, claude, gemini, codex; None when none is."""
+    """The first installed CLI in DETECTION_ORDER; None when none is."""
     for name in DETECTION_ORDER:
         if which(BUILTIN[name]().executable):
             return name

@@ -79,6 +79,9 @@ def _agents(agents: list[AgentCheck], pinged: bool, node: str | None) -> None:
         state = "logged in" if agent.logged_in else "not logged in" if agent.logged_in is False else "login"
         typer.echo(f"  {mark} {agent.name:<8} {agent.version or '?':<9} {state}: {agent.login}")
         typer.echo(f"    {'':<8} {agent.path}")
+        if agent.provider is not None:
+            reach = UNKNOWN if agent.provider.reachable is None else OK if not agent.provider.problem else BAD
+            typer.echo(f"    {'':<8} {reach} provider: {agent.provider.detail}")
     typer.echo("")
 
 

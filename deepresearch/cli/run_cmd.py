@@ -76,7 +76,8 @@ def main_command(
     agent: Annotated[
         str | None,
         typer.Option(
-            "--agent", help="copilot | claude | gemini | codex | custom (default: first installed)."
+            "--agent",
+            help="copilot | claude | gemini | codex | opencode | qwen | custom (default: first installed).",
         ),
     ] = None,
     model: Annotated[

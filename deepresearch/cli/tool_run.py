@@ -238,7 +238,11 @@ def run_archive_command(
     if failed:
         kinds = ", ".join(sorted({r.error for r in failed}))
         kept = len(failed) < len(records) or Workspace(root).in_use()
-        where = "recorded in .deepresearch/sources.jsonl" if kept else f"nothing was kept in {root}"
+        where = (
+            "recorded in the source registry (.deepresearch/sources.db)"
+            if kept
+            else f"nothing was kept in {root}"
+        )
         error = ArchiveError(
             f"{len(failed)} of {len(records)} URL{'s' * (len(records) != 1)} could not be archived ({kinds})",
             hint=f"each failure is listed above and {where}; "

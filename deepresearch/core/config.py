@@ -24,7 +24,7 @@ from deepresearch.core.errors import ConfigError
 from deepresearch.core.languages import parse_choice
 from deepresearch.core.roles import ROLE_NAMES, TRAITS, Role
 
-AGENT_NAMES = ("copilot", "claude", "gemini", "codex", "custom")
+AGENT_NAMES = ("copilot", "claude", "gemini", "codex", "opencode", "qwen", "custom")
 ROLES = ROLE_NAMES
 SEARCH_PROVIDERS = ("serper", "tavily", "exa", "brave", "duckduckgo")  # default chain order
 SOURCE_SERVICES = ("arxiv", "crossref", "unpaywall", "doi", "youtube")  # specialist archiving routes
@@ -46,7 +46,7 @@ class RoleConfig:
 class Config:
     """Every run setting. Field names are the keys of config files, front matter and env vars."""
 
-    agent: str | None = None  # None: the first installed of copilot, claude, gemini, codex
+    agent: str | None = None  # None: the first installed of copilot, claude, gemini, codex, opencode, qwen
     model: str | None = None
     roles: dict[str, RoleConfig] = field(default_factory=dict)
     mode: str = "adaptive"  # adaptive | fixed

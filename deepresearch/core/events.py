@@ -105,6 +105,16 @@ class OutputRepair(Event):
 
 
 @dataclass(frozen=True)
+class OutputLenient(Event):
+    """An output file read although not written as asked (contracts.yamlfile.Lenient: a fenced
+    block, JSON instead of YAML, text around the YAML...)."""
+
+    role: str
+    label: str
+    forms: list[str]
+
+
+@dataclass(frozen=True)
 class TaskStatusChanged(Event):
     task_id: str
     status: str

@@ -93,8 +93,20 @@ class Workspace:
 
     @property
     def source_registry(self) -> Path:
-        """Sources archived by `deepresearch archive`, appended under a file lock (JSON lines)."""
-        return self.private / "sources.jsonl"
+        """The source registry (SQLite; sources/registry.py), IDs allocated under `sources.lock`.
+        A workspace made before it holds `sources.jsonl`, migrated on first open."""
+        return self.private / "sources.db"
+
+    @property
+    def source_registry_lock(self) -> Path:
+        """The lock IDs are allocated under (the orchestrator holds it through a merge into task.md),
+        in locks/, where no agent can hold it."""
+        return self.locks / "sources.lock"
+
+    @property
+    def legacy_source_registry(self) -> tuple[Path, Path]:
+        """What a workspace made before the SQLite registry holds: sources.jsonl, sketches.jsonl."""
+        return self.private / "sources.jsonl", self.private / "sketches.jsonl"
 
     @property
     def batch_ledger(self) -> Path:
@@ -133,6 +145,16 @@ class Workspace:
     def gemini_private(self) -> Path:
         """gemini's per-call policy folders (`policies/<label>/`) and, with a custom endpoint, its home."""
         return self.private / "gemini"
+
+    @property
+    def opencode_private(self) -> Path:
+        """opencode's per-call folders (`<label>/`): its config (our rules) and its data, cache, state."""
+        return self.private / "opencode"
+
+    @property
+    def qwen_private(self) -> Path:
+        """Qwen Code's per-call homes (`<label>/`): its settings (our rules) and its sessions and logs."""
+        return self.private / "qwen"
 
     def asset_dir(self, kind: str) -> Path:
         """assets/<kind>/ for one of ASSET_KINDS."""

@@ -1,7 +1,8 @@
 """`deepresearch doctor`: what this machine and this workspace can do, each problem with its fix.
 
 Checks every supported agent CLI (installed, version, logged in — from the CLI's own status command
-where it has one, or a one-line round trip with `ping`) and the permission profile a run gives it,
+where it has one, or a one-line round trip with `ping`; for opencode and qwen also whether the
+OpenAI-compatible server their model resolves to answers) and the permission profile a run gives it,
 the OS sandbox (a real bubblewrap launch), Chromium for archiving (a real headless launch), the
 search providers, and the workspace's run. Returns typed results; only
 `cli/doctor_cmd.py` prints them. Subprocesses go through the one `ProcessRunner`.
@@ -40,6 +41,7 @@ from deepresearch.doctor.checks import (
     check_search,
     check_workspace,
 )
+from deepresearch.doctor.providers import ProviderCheck, check_provider
 from deepresearch.doctor.security import (
     AgentEnvironment,
     SandboxCheck,
@@ -68,6 +70,7 @@ class AgentCheck:
     logged_in: bool | None = None
     login: str = ""  # how the login answer was found, or why it is unknown
     fix: str = ""  # the command that fixes the problem, when there is one
+    provider: ProviderCheck | None = None  # opencode, qwen: the endpoint their model resolves to
 
     @property
     def installed(self) -> bool:
@@ -119,6 +122,8 @@ class DoctorReport:
                 found.append((f"{agent.name} {what}", agent.fix))
             elif agent.logged_in is False:
                 found.append((f"{agent.name} is not logged in ({agent.login})", agent.fix))
+            if agent.provider is not None and agent.provider.problem:
+                found.append((agent.provider.problem, agent.provider.fix))
         found += self.browser.problems() + self.search.problems() + self.sandbox.problems()
         return found + self.workspace.problems
 
@@ -198,11 +203,22 @@ def check_agent(
     if logged_in is False and config.backend_args.get(backend.name):
         # Its status knows only its own login; backend_args may select a provider keyed otherwise.
         logged_in, login = None, f"logged out {login}, but backend_args may select another provider"
+    provider = check_provider(backend, ping_model(backend, config), environ)
     if ping and logged_in is not False:  # a status that says "logged out" needs no round trip
         logged_in, login = ping_agent(backend, config, environ, runner)
-    return AgentCheck(
-        backend.name, path, version, logged_in, login, backend.login_hint if logged_in is False else ""
-    )
+    fix = backend.login_hint if logged_in is False else ""
+    return AgentCheck(backend.name, path, version, logged_in, login, fix, provider)
+
+
+def ping_model(backend: AgentBackend, config: Config) -> str | None:
+    """The model a check of `backend` uses: the configured one when the run would give it to this
+    CLI; opencode's models are `provider/model`, so a bare name is another CLI's and it uses its own
+    configured default instead."""
+    if config.agent not in (None, backend.name) or not config.model:
+        return None
+    if backend.name == "opencode" and config.agent is None and "/" not in config.model:
+        return None
+    return config.model
 
 
 def ping_agent(
@@ -219,7 +235,7 @@ def ping_agent(
             workdir=root,
             output_file=root / "ping.txt",
             tools=ToolProfile.WRITER,
-            model=config.model if config.agent in (None, backend.name) else None,
+            model=ping_model(backend, config),
             extra_args=tuple(config.backend_args.get(backend.name, [])),
         )
         outcome = runner.run(

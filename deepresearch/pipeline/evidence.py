@@ -99,9 +99,7 @@ def _global_sources(
     ctx: RunContext, evidence: Evidence, registry: SourceRegistry
 ) -> tuple[list[Source], dict[str, str]]:
     """Sources with global IDs: the registry's for archived ones, fresh ones for the rest."""
-    highest = max(
-        [id_number(r.id) for r in registry.archived()] + [id_number(s.id) for s in ctx.doc.sources] + [0]
-    )
+    highest = max([registry.highest_id()] + [id_number(s.id) for s in ctx.doc.sources])
     renamed: dict[str, str] = {}
     sources: list[Source] = []
     for source in evidence.sources:
@@ -137,7 +135,7 @@ def merge_evidence(ctx: RunContext, task_id: str, evidence: Evidence, phase: str
 def sync_copies(doc: TaskDoc, registry: SourceRegistry) -> None:
     """Copy the registry's `copy_of` verdicts into the Sources table: a source archived later may
     turn out to be the original of one task.md already holds."""
-    records = {r.id: r for r in registry.archived() if r.copy_of}
+    records = {r.id: r for r in registry.copies()}
     for source in doc.sources:
         record = records.get(source.id)
         if record is not None and doc.source(record.copy_of) is not None:

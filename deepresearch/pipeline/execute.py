@@ -291,6 +291,8 @@ def execute_round(ctx: RunContext) -> None:
     """Run every runnable pending task, at most `concurrency` at once, critical path first."""
     round_no = ctx.doc.front.round
     ctx.sink(PhaseStarted("execute", round_no))
+    if ctx.tools is not None:
+        ctx.tools.warm_browser()  # executors archive: Chromium starts now, beside their start-up
     _announce_rules(ctx)
     state = Round()
     _recover(ctx, state)

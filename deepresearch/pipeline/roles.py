@@ -60,6 +60,7 @@ class RoleSpec(Generic[T]):
     parser: Callable[[RunContext, StepScope], Parser[T]]
     check: Callable[[RunContext, StepScope], Check[T]] | None = None
     repairs: Repairs = Repairs()
+    yaml_output: bool = True  # read by contracts.yamlfile (the report, analysis and charts are not)
     stage: Stage = Stage.RESEARCH  # what the budget counts its calls as (core/spendplan.py)
     repair_stage: Stage | None = None  # its repairs' stage, when not its own
 
@@ -112,9 +113,12 @@ EXECUTOR: RoleSpec[ExecutorOutput] = RoleSpec(
 REFLECTOR: RoleSpec[Assessment] = RoleSpec(Role.REFLECTOR, "reflector", "reflector", _reflector_parser)
 ANALYST: RoleSpec[str] = RoleSpec(
     Role.ANALYST, "analyst", "analyst", lambda c, s: parse_analysis,
-    check=lambda c, s: lambda text: check_analysis(text, c.doc, c.workspace.root), stage=Stage.ANALYSIS,
+    check=lambda c, s: lambda text: check_analysis(text, c.doc, c.workspace.root), yaml_output=False,
+    stage=Stage.ANALYSIS,
 )  # fmt: skip
-CHARTS: RoleSpec[FigurePlan] = RoleSpec(Role.CHARTS, "charts", "charts", _charts_parser, stage=Stage.FIGURES)
+CHARTS: RoleSpec[FigurePlan] = RoleSpec(
+    Role.CHARTS, "charts", "charts", _charts_parser, yaml_output=False, stage=Stage.FIGURES
+)
 
 
 def _synthesizer_check(ctx: RunContext, scope: StepScope) -> Check[str]:
@@ -127,7 +131,7 @@ def _synthesizer_check(ctx: RunContext, scope: StepScope) -> Check[str]:
 
 SYNTHESIZER: RoleSpec[str] = RoleSpec(
     Role.SYNTHESIZER, "synthesizer", "synthesizer", lambda c, s: parse_report, check=_synthesizer_check,
-    stage=Stage.SYNTHESIS, repair_stage=Stage.REPAIR,
+    yaml_output=False, stage=Stage.SYNTHESIS, repair_stage=Stage.REPAIR,
 )  # fmt: skip
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -115,11 +116,14 @@ def lock_holder(workspace: Workspace) -> int | None:
 
 
 def count_archived(workspace: Workspace) -> int:
-    """Sources archived so far, from the source registry (read without its lock: appends are whole lines)."""
+    """Sources archived so far, from the source registry (read-only: takes no lock, writes nothing)."""
+    registry = SourceRegistry(workspace, read_only=True)
     try:
-        return len(SourceRegistry(workspace).archived())
-    except OSError:
+        return registry.count()
+    except (OSError, sqlite3.Error):
         return 0
+    finally:
+        registry.close()
 
 
 def last_log_line(path: Path, width: int = 90) -> str:

@@ -1,7 +1,8 @@
 """One agent step, for every role: call, parse the output file, check it, repair with the exact problems.
 
 This is the only repair path. An output the role's contract cannot read goes back once with the
-parser's problems; a readable output that the role's code check finds violations in goes back once
+parser's problems (a YAML one read only leniently — fenced, JSON, text around it — is accepted and
+recorded as an `OutputLenient` event); a readable output that the role's code check finds violations in goes back once
 with those violations (as `file:line: kind: message`). A repair that comes back unusable never
 costs the first readable output: it is written back and kept, with its violations. Neither is a
 repair the budget refuses (its stage's calls are needed by what follows): the outcome says why.
@@ -15,9 +16,10 @@ from typing import Generic, TypeVar
 
 from deepresearch.agents.base import AgentResult
 from deepresearch.agents.runner import AgentCall
+from deepresearch.contracts.yamlfile import read_output
 from deepresearch.core.budget import CallTicket
 from deepresearch.core.errors import BudgetExhaustedError
-from deepresearch.core.events import Notice, OutputRepair
+from deepresearch.core.events import Notice, OutputLenient, OutputRepair
 from deepresearch.core.spendplan import Stage
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.prompts import render_prompt
@@ -72,6 +74,15 @@ class _Call:
             self.spec.role, label, self.scope.task_id, text, self.output, name, stage or self.stage, ticket
         )
         return self.ctx.runner.call(call)
+
+    def note_lenient(self) -> None:
+        """Record an output read although not written as asked (counted per run from the events)."""
+        if not self.spec.yaml_output:
+            return
+        forms = read_output(self.output).lenient
+        if forms:
+            label = self.spec.label_for(self.scope)
+            self.ctx.sink(OutputLenient(self.spec.role, label, [form.value for form in forms]))
 
     def repair(self, problems: list[str], suffix: str) -> AgentResult | None:
         """The repair call's result; None when the budget refuses it (`refused` says why)."""
@@ -147,6 +158,7 @@ def _run(call: _Call, spec: RoleSpec[T]) -> StepOutcome[T]:
         value, problems = parse(output)
     if value is None:
         return StepOutcome(None, problems, result)
+    call.note_lenient()
     if spec.check is None:
         return StepOutcome(value, [], result)
     return _checked(call, spec, parse, value, result)

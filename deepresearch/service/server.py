@@ -104,12 +104,11 @@ class ToolService:
         self.stop()
 
     def start(self) -> None:
-        """Listen on the workspace's socket (replacing a stale one) and start the browser in the
-        background; ToolServiceError when a live service already listens there or the socket cannot
-        be made."""
+        """Listen on the workspace's socket (replacing a stale one); ToolServiceError when a live
+        service already listens there or the socket cannot be made. The browser starts with the
+        first archive."""
         with self._lock:
             self._listen()
-            self._shared_archiver()
 
     def stop(self) -> None:
         """Stop listening, remove the socket, close the browser."""
@@ -315,6 +314,14 @@ class ToolService:
         entry = {"op": "archive", **asdict(Caller(call="orchestrator")), "urls": urls, "ids": ids}
         self._log({**entry, "ok": True, "seconds": _since(started)})
         return records
+
+    def warm_browser(self) -> None:
+        """Start launching Chromium in the background, once: executors are about to archive, and
+        their first page should not wait for it. A service never asked to (or to archive) never
+        starts one."""
+        with self._lock:
+            archiver = self._shared_archiver()
+        archiver.warm()
 
     def _shared_archiver(self) -> SharedArchiver:
         """The run's archiver (created, and its browser started, once); call under `_lock`."""

@@ -21,9 +21,11 @@ import asyncio
 import contextlib
 import dataclasses
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime
 from types import TracebackType
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from deepresearch.core.attribution import BY_HAND, Attribution
@@ -47,6 +49,10 @@ from deepresearch.sources.specialists import Built, archive_special, built_speci
 from deepresearch.sources.store import StoreContext
 
 PER_HOST = 2
+# Registrations wait for the registry's lock while the orchestrator merges into task.md; they wait in
+# threads of their own, so lookups (other threads) still answer and pages keep loading meanwhile.
+REGISTER_THREADS = 4
+_T = TypeVar("_T")
 
 
 class Archiver:
@@ -100,6 +106,7 @@ class Archiver:
         self._start_lock: asyncio.Lock | None = None
         self._slots: asyncio.Semaphore | None = None
         self._hosts: dict[str, asyncio.Semaphore] = {}
+        self._register_pool: ThreadPoolExecutor | None = None
 
     def __enter__(self) -> Archiver:
         self._loop = asyncio.new_event_loop()
@@ -120,10 +127,14 @@ class Archiver:
         await self._ensure_browser()
 
     async def aclose(self) -> None:
-        """Close the browser (on the loop that drove it)."""
+        """Close the browser (on the loop that drove it) and the registry's threads."""
         if self._browser is not None:
             await self._browser.close()
         self._browser = None
+        if self._register_pool is not None:
+            self._register_pool.shutdown(wait=True)
+            self._register_pool = None
+        self.registry.close()
 
     def archive_many(self, urls: list[str]) -> list[SourceRecord]:
         """One record per URL, in order: archived (new or existing) or failed. Never raises for a URL."""
@@ -167,21 +178,20 @@ class Archiver:
         target = recognise(url)
         existing: SourceRecord | None = None
         try:
-            existing = self.registry.lookup(url)
-            if existing is None and target.canonical != url:  # doi:10.1/x and doi.org/10.1/x: one paper
-                existing = self.registry.lookup(target.canonical)
+            existing = await self._in_registry(self._known, url, target.canonical)
             if existing is not None and not self.stale(existing):
-                self.registry.record_use(existing, url, who)
+                await self._in_registry(self.registry.record_use, existing, url, who)
                 return existing
             async with self._limit(url):
                 built = await self._build(url, target, shots)
         except FetchFailure as failure:
-            return self._kept(existing, url, failure.message, who) or self._failed(
+            return await self._kept(existing, url, failure.message, who) or await self._failed(
                 url, failure, who, kind_of(target)
             )
         except Exception as exc:  # a bug must not cost the other URLs their archive: record it
             bug = FetchFailure(INTERNAL, f"{url}: {type(exc).__name__}: {exc}")
-            return self._kept(existing, url, bug.message, who) or self._failed(url, bug, who, kind_of(target))
+            kept = await self._kept(existing, url, bug.message, who)
+            return kept or await self._failed(url, bug, who, kind_of(target))
         warning = "archived with plain HTTP: no browser could be launched" if built.fallback else ""
         ctx = StoreContext(
             self.workspace, self.research_date, self.config.time_scope, built.fallback, warning
@@ -191,15 +201,34 @@ class Archiver:
             return dataclasses.replace(built.store(ctx, source_id, url), **who.fields())
 
         if existing is not None:  # stale: a new archive with an ID of its own, the old one kept
-            record, new = self.registry.renew(existing, self.stale, build)
+            record, new = await self._registering(self.registry.renew, existing, self.stale, build)
             if new:
                 self.sink(Notice(f"{existing.id} was archived again as {record.id}: its archive was stale"))
         else:
             probe = CopyProbe(built.text, self.config.copy_threshold)
-            record, new = self.registry.register(url, built.final_url, built.content_sha256, build, probe)
+            record, new = await self._registering(
+                self.registry.register, url, built.final_url, built.content_sha256, build, probe
+            )
         if not new:
-            self.registry.record_use(record, url, who)
+            await self._in_registry(self.registry.record_use, record, url, who)
         return record
+
+    def _known(self, url: str, canonical: str) -> SourceRecord | None:
+        existing = self.registry.lookup(url)
+        if existing is None and canonical != url:  # doi:10.1/x and doi.org/10.1/x: one paper
+            existing = self.registry.lookup(canonical)
+        return existing
+
+    async def _in_registry(self, call: Callable[..., _T], *args: Any) -> _T:
+        """Run a registry read or note (SQLite, milliseconds, no file lock) off the event loop."""
+        return await asyncio.to_thread(call, *args)
+
+    async def _registering(self, call: Callable[..., _T], *args: Any) -> _T:
+        """Run a registration (the registry's file lock, writing the archive files) in the threads
+        kept for it: while another process holds the lock, pages keep loading and lookups answer."""
+        if self._register_pool is None:
+            self._register_pool = ThreadPoolExecutor(REGISTER_THREADS, thread_name_prefix="register")
+        return await asyncio.get_running_loop().run_in_executor(self._register_pool, call, *args)
 
     def stale(self, record: SourceRecord) -> bool:
         """Whether a known source's archive is older than the freshness cutoff (`renew_before`)."""
@@ -211,7 +240,7 @@ class Archiver:
             return False
         return fetched < self.renew_before if fetched.tzinfo else False
 
-    def _kept(
+    async def _kept(
         self, existing: SourceRecord | None, url: str, why: str, who: Attribution
     ) -> SourceRecord | None:
         """A stale source whose current version could not be fetched: its old archive stands."""
@@ -219,7 +248,7 @@ class Archiver:
             return None
         self._warn(f"could not archive the current version of {existing.id} ({why}); its archive of "
                    f"{existing.fetched[:10]} is used")  # fmt: skip
-        self.registry.record_use(existing, url, who)
+        await self._in_registry(self.registry.record_use, existing, url, who)
         return existing
 
     async def _build(self, url: str, target: Target, shots: tuple[bool, bool]) -> Built:
@@ -293,7 +322,9 @@ class Archiver:
         self.warnings.append(message)
         self.sink(Notice(message=message, level="warning"))
 
-    def _failed(self, url: str, failure: FetchFailure, who: Attribution, kind: str = "web") -> SourceRecord:
+    async def _failed(
+        self, url: str, failure: FetchFailure, who: Attribution, kind: str = "web"
+    ) -> SourceRecord:
         record = SourceRecord.failure(
             url,
             failure.kind,
@@ -305,7 +336,7 @@ class Archiver:
             **who.fields(),
         )
         record.kind = kind
-        self.registry.record_failure(record)
+        await self._in_registry(self.registry.record_failure, record)
         return record
 
 

@@ -43,14 +43,13 @@ from deepresearch.sources.record import (
     TIMEOUT,
     TOO_LARGE,
 )
+from deepresearch.sources.settle import BUSY, PROBE, SETTLE_SCRIPT, NetworkQuiet, PageState, settle
 
 BROWSER_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
     "--disable-sync",
 ]  # fmt: skip
 SYSTEM_CHROMIUMS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
-SETTLE_SECONDS = 1.5  # after "load", wait at most this long for scripts' requests (XHR content)
-QUIET_SECONDS = 0.25  # no request in flight for this long: the page is settled
 _NET_ERRORS = (
     ("ERR_NAME_NOT_RESOLVED", DNS), ("ERR_NAME_RESOLUTION_FAILED", DNS),
     ("ERR_TOO_MANY_REDIRECTS", REDIRECT_LOOP), ("ERR_TIMED_OUT", TIMEOUT),
@@ -137,33 +136,37 @@ async def _launch(
     return await pw.chromium.launch_persistent_context(str(copy), **kwargs), copy
 
 
-class _Traffic:
-    """Requests in flight on one page. Playwright's "networkidle" always waits 500 ms of silence,
-    which made up most of the time per page (bench/archive.py); a shorter quiet window suffices."""
+async def _page_state(page: Page) -> PageState | None:
+    """The settle script's view of the page (settle.py); BUSY while a script replaces the document."""
+    try:
+        found = await page.evaluate(PROBE)
+    except PlaywrightError:
+        return BUSY
+    if not isinstance(found, dict):
+        return None
+    return PageState(int(found.get("pending", 0)), float(found.get("quiet", 0.0)))
 
-    def __init__(self, page: Page) -> None:
-        self.inflight = 0
-        page.on("request", self._started)
-        page.on("requestfinished", self._ended)
-        page.on("requestfailed", self._ended)
 
-    def _started(self, _: object) -> None:
-        self.inflight += 1
+# The document as rendered (what `page.content()` returns), its charset and title, in one round trip.
+_SNAPSHOT = """() => [
+  (document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '')
+    + (document.documentElement ? document.documentElement.outerHTML : ''),
+  document.characterSet || 'utf-8',
+  document.title || '',
+]"""
 
-    def _ended(self, _: object) -> None:
-        self.inflight = max(self.inflight - 1, 0)
 
-    async def settle(self) -> None:
-        """Return once nothing was in flight for QUIET_SECONDS, or after SETTLE_SECONDS at most."""
-        loop = asyncio.get_running_loop()
-        end = loop.time() + SETTLE_SECONDS
-        quiet_since = loop.time()
-        while loop.time() < end:
-            await asyncio.sleep(0.05)
-            if self.inflight:
-                quiet_since = loop.time()
-            elif loop.time() - quiet_since >= QUIET_SECONDS:
-                return
+async def _snapshot(page: Page) -> tuple[str, str, str]:
+    html, charset, title = await page.evaluate(_SNAPSHOT)
+    return str(html), str(charset).lower(), str(title)
+
+
+def _watch_network(page: Page) -> NetworkQuiet:
+    network = NetworkQuiet()
+    page.on("request", network.started)
+    page.on("requestfinished", network.ended)
+    page.on("requestfailed", network.ended)
+    return network
 
 
 class Browser:
@@ -175,7 +178,8 @@ class Browser:
         self._context: BrowserContext | None = None
         self._profile_copy: Path | None = None
         self._idle: list[Page] = []
-        self._traffic: dict[Page, _Traffic] = {}
+        self._network: dict[Page, NetworkQuiet] = {}
+        self._releasing: set[asyncio.Task[None]] = set()
         self._proxy: GuardProxy | None = None
 
     async def start(self) -> None:
@@ -194,8 +198,10 @@ class Browser:
             except PlaywrightError as exc:
                 tried.append(f"{executable or 'Playwright Chromium'}: {_first_line(exc)}")
                 continue
+            # Before any page's own scripts: the page's pending work, for settling (settle.py).
+            await self._context.add_init_script(SETTLE_SCRIPT)
             self._idle = list(self._context.pages)  # a persistent context opens with one page
-            self._traffic = {page: _Traffic(page) for page in self._idle}
+            self._network = {page: _watch_network(page) for page in self._idle}
             return
         await self._pw.stop()
         self._pw = None
@@ -205,6 +211,7 @@ class Browser:
 
     async def close(self) -> None:
         """Close pages, the browser and Playwright; remove a temporary profile copy."""
+        await asyncio.gather(*self._releasing, return_exceptions=True)
         # Suppressed: after a Chromium crash there is nothing left to close, and the records are saved.
         with contextlib.suppress(PlaywrightError):
             if self._context is not None:
@@ -220,14 +227,14 @@ class Browser:
         if self._proxy is not None:
             await self._proxy.close()
         self._context, self._pw, self._profile_copy, self._idle = None, None, None, []
-        self._traffic = {}
+        self._network = {}
 
     async def _acquire(self) -> Page:
         if self._idle:
             return self._idle.pop()
         assert self._context is not None, "Browser.start() first"
         page = await self._context.new_page()
-        self._traffic[page] = _Traffic(page)
+        self._network[page] = _watch_network(page)
         return page
 
     async def _release(self, page: Page, healthy: bool) -> None:
@@ -240,7 +247,7 @@ class Browser:
                 return
             except PlaywrightError:
                 pass
-        self._traffic.pop(page, None)
+        self._network.pop(page, None)
         with contextlib.suppress(PlaywrightError):  # already gone with a crashed renderer
             await page.close()
 
@@ -276,7 +283,10 @@ class Browser:
                 return await self.download(response.url)  # PDF viewer or image: get the bytes
             return await self._rendered(page, url, response.status, content_type or "text/html", shots)
         finally:
-            await self._release(page, healthy)
+            # The page returns to the pool in the background: the caller has its document already.
+            task = asyncio.ensure_future(self._release(page, healthy))
+            self._releasing.add(task)
+            task.add_done_callback(self._releasing.discard)
 
     def _refused(self, exc: PlaywrightError, url: str) -> FetchFailure | None:
         """What the checking proxy said behind a failed tunnel (an HTTPS host it refused or could
@@ -291,13 +301,12 @@ class Browser:
     async def _rendered(
         self, page: Page, url: str, status: int, content_type: str, shots: tuple[bool, bool]
     ) -> Fetched:
-        await self._traffic[page].settle()  # pages that poll forever: take what has rendered by then
+        settled = await settle(lambda: _page_state(page), self._network[page])
         try:
-            html = await page.content()
+            html, charset, title = await _snapshot(page)
         except PlaywrightError:  # a script navigated away mid-read: take the new document
             await page.wait_for_load_state("load", timeout=self.options.timeout * 1000)
-            html = await page.content()
-        charset = str(await page.evaluate("document.characterSet")).lower()
+            html, charset, title = await _snapshot(page)
         try:  # kept in the page's own charset, so its <meta charset> stays true
             body = html.encode(charset, errors="xmlcharrefreplace")
         except LookupError:
@@ -306,10 +315,9 @@ class Browser:
             raise FetchFailure(TOO_LARGE, f"{url} renders to {len(body)} bytes, over the cap", status)
         shot = await page.screenshot(full_page=True, type="png") if shots[0] else None
         printed = await page.pdf(print_background=True) if shots[1] else None
-        title = await page.title()
         return Fetched(
             url=url, final_url=page.url, status=status, content_type=content_type, charset=charset,
-            body=body, rendered=True, title=title, screenshot=shot, page_pdf=printed,
+            body=body, rendered=True, title=title, screenshot=shot, page_pdf=printed, settled=settled,
         )  # fmt: skip
 
     async def download(self, url: str) -> Fetched:

@@ -69,6 +69,7 @@ class Fetched:
     title: str = ""
     screenshot: bytes | None = None
     page_pdf: bytes | None = None
+    settled: float = 0.0  # seconds a rendered page was waited for after "load" (settle.py)
 
 
 def status_failure(status: int, url: str, content_type: str = "") -> FetchFailure:

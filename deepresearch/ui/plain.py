@@ -16,6 +16,7 @@ from deepresearch.core.events import (
     Event,
     FactsMerged,
     Notice,
+    OutputLenient,
     OutputRepair,
     PhaseFinished,
     PhaseStarted,
@@ -51,6 +52,8 @@ def format_event(event: Event) -> str | None:
             return f"  ↻ {event.label} retry in {event.delay:.0f}s: {event.reason}"
         case OutputRepair():
             return f"  ✎ {event.label} output rejected, asking for a repair: " + "; ".join(event.problems[:3])
+        case OutputLenient():
+            return f"  ≈ {event.label} output read, though not written as asked: " + ", ".join(event.forms)
         case FactsMerged():
             return (
                 f"  + {event.task_id}: {event.new_facts} facts, {event.new_sources} sources "

@@ -21,7 +21,9 @@ from deepresearch.agents.codex import CodexBackend
 from deepresearch.agents.copilot import CopilotBackend
 from deepresearch.agents.custom import CustomBackend
 from deepresearch.agents.gemini import GeminiBackend, endpoint_settings
+from deepresearch.agents.opencode import OpencodeBackend
 from deepresearch.agents.parsing import json_object, status_in_text
+from deepresearch.agents.qwen import QwenBackend
 from deepresearch.agents.registry import (
     detect_default,
     get_backend,
@@ -729,16 +731,19 @@ def _path_with(folder: Path, *programs: str) -> Callable[[str], str | None]:
     return lambda name: shutil.which(name, path=str(folder))
 
 
-def test_detect_default_prefers_copilot_claude_gemini_codex(tmp_path: Path) -> None:
+def test_detect_default_prefers_the_vendor_clis_then_opencode_then_qwen(tmp_path: Path) -> None:
     assert detect_default(_path_with(tmp_path / "a", "codex", "gemini")) == "gemini"
     assert detect_default(_path_with(tmp_path / "b", "codex", "claude", "copilot")) == "copilot"
-    assert detect_default(_path_with(tmp_path / "c", "codex")) == "codex"
+    assert detect_default(_path_with(tmp_path / "c", "codex", "opencode")) == "codex"
+    assert detect_default(_path_with(tmp_path / "e", "qwen", "opencode")) == "opencode"
+    assert detect_default(_path_with(tmp_path / "f", "qwen")) == "qwen"
     assert detect_default(_path_with(tmp_path / "d")) is None
 
 
 def test_install_hints_list_each_cli() -> None:
     hints = install_hints()
-    for package in ("@github/copilot", "@anthropic-ai/claude-code", "@google/gemini-cli", "@openai/codex"):
+    packages = ("@github/copilot", "@anthropic-ai/claude-code", "@google/gemini-cli", "@openai/codex")
+    for package in (*packages, "opencode-ai", "@qwen-code/qwen-code"):
         assert f"npm install -g {package}" in hints
 
 
@@ -749,6 +754,8 @@ def test_get_backend_by_name() -> None:
         ("claude", ClaudeBackend),
         ("gemini", GeminiBackend),
         ("codex", CodexBackend),
+        ("opencode", OpencodeBackend),
+        ("qwen", QwenBackend),
         ("custom", CustomBackend),
     ]:
         backend = get_backend(name, config)
@@ -757,7 +764,7 @@ def test_get_backend_by_name() -> None:
         get_backend("custom", Config())
     assert missing.value.key == "custom_command" and "custom_command:" in str(missing.value)
     with pytest.raises(ConfigError):
-        get_backend("opencode", config)
+        get_backend("aider", config)
 
 
 def test_resolve_executable(tmp_path: Path) -> None:

@@ -42,17 +42,31 @@ HEAVY_MODULES = ("playwright", "trafilatura", "matplotlib", "pypdf", "ray", "lxm
                  "deepresearch.pipeline", "deepresearch.service.server", "deepresearch.sources.archive")  # fmt: skip
 
 
-def test_the_cli_app_imports_no_heavy_module(clean_env: dict[str, str], tmp_path: Path) -> None:
+def _heavy_imports(modules: str, heavy: tuple[str, ...], cwd: Path, env: dict[str, str]) -> str:
+    """The heavy modules a fresh interpreter has loaded after importing `modules`."""
     code = (
-        "import sys, deepresearch.cli.app\n"
-        f"heavy = {HEAVY_MODULES!r}\n"
+        f"import sys, {modules}\n"
+        f"heavy = {heavy!r}\n"
         "print(sorted({m for m in sys.modules for h in heavy if m == h or m.startswith(h + '.')}))"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, env=clean_env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "[]", f"imported at start-up: {proc.stdout.strip()}"
+    return proc.stdout.strip()
+
+
+def test_the_cli_app_imports_no_heavy_module(clean_env: dict[str, str], tmp_path: Path) -> None:
+    found = _heavy_imports("deepresearch.cli.app", HEAVY_MODULES, tmp_path, clean_env)
+    assert found == "[]", f"imported at start-up: {found}"
+
+
+def test_status_and_check_import_no_page_reading_library(clean_env: dict[str, str], tmp_path: Path) -> None:
+    """`status` and `check` read task.md, report.md and archives: no browser, extractor or PDF reader."""
+    modules = "deepresearch.pipeline.status, deepresearch.report.finalize, deepresearch.report.check"
+    heavy = ("playwright", "trafilatura", "pypdf", "matplotlib", "ray", "docx")
+    found = _heavy_imports(modules, heavy, tmp_path, clean_env)
+    assert found == "[]", f"imported by status or check: {found}"
 
 
 def test_version(tmp_path: Path, clean_env: dict[str, str]) -> None:

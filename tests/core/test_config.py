@@ -47,7 +47,7 @@ def test_layers_apply_in_order(tmp_path: Path) -> None:
         ("concurrency: 0\n", "deepresearch.yaml: concurrency: must be greater than 0, got 0"),
         (
             "agent: chatgpt\n",
-            "deepresearch.yaml: agent: must be one of copilot, claude, gemini, codex, custom",
+            "deepresearch.yaml: agent: must be one of copilot, claude, gemini, codex, opencode, qwen, custom",
         ),
         ("roles:\n  writer: {agent: claude}\n", "deepresearch.yaml: roles.writer: unknown role"),
         ("roles:\n  executor: {agnt: claude}\n", "deepresearch.yaml: roles.executor.agnt: unknown key"),

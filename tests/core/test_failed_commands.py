@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 from deepresearch.core.errors import ExitCode
+from deepresearch.core.workspace import Workspace
+from deepresearch.sources.registry import SourceRegistry
 from tests.helpers import PageServer, write_scenario, write_workspace_config
 from tests.search.search_mock_server import closed_port
 
@@ -89,7 +91,7 @@ def test_archive_by_hand_that_succeeds_keeps_its_archive(
     assert proc.returncode == 0, proc.stderr
     assert {".deepresearch", "assets", "logs"} <= set(names(tmp_path))
     assert list((tmp_path / "assets" / "web").glob("S01-*.md"))
-    assert "S01" in (tmp_path / ".deepresearch" / "sources.jsonl").read_text()
+    assert [r.id for r in SourceRegistry(Workspace(tmp_path)).archived()] == ["S01"]
 
 
 def test_status_and_check_agree_on_a_folder_a_failed_run_left(

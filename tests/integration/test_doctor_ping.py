@@ -15,9 +15,9 @@ from deepresearch.core.errors import ExitCode
 from tests.integration.harness import (
     CLIS,
     PROVIDER_KEY,
+    clis_to_test,
     codex_provider_args,
     endpoint_env,
-    find_cli,
     isolated_env,
     require_cli,
 )
@@ -25,13 +25,15 @@ from tests.model_server import Fault, ModelServer, Script
 
 pytestmark = pytest.mark.integration
 
-INSTALLED = [name for name in CLIS if find_cli(name) is not None]
+INSTALLED = clis_to_test()
 # The path each CLI's ping reaches (gemini without a configured model first asks which one to use).
 PATHS = {
     "claude": "/v1/messages",
     "gemini": ":streamGenerateContent",
     "codex": "/v1/responses",
     "copilot": "/v1/chat/completions",
+    "opencode": "/v1/chat/completions",
+    "qwen": "/v1/chat/completions",
 }
 
 
@@ -43,11 +45,13 @@ def doctor_ping(
     work.mkdir()
     home.mkdir()
     with ModelServer(Script(work, "http://127.0.0.1:9", faults)) as server:
-        env = isolated_env(clean_env, home, [find_cli(name).parent for name in INSTALLED])  # type: ignore[union-attr]
+        env = isolated_env(clean_env, home, [require_cli(name).parent for name in INSTALLED])
         for name in INSTALLED:
             env.update(endpoint_env(name, server.base_url, home))
+        # One model name for every CLI (opencode, whose models are provider/model, uses the default
+        # of its own config for a bare name).
         config = {
-            "model": "scripted-model",
+            "model": "test-model",
             "backend_args": {"codex": codex_provider_args(server.base_url)},
             "agent_env": [PROVIDER_KEY],  # codex's custom provider key, passed by name
         }

@@ -63,7 +63,12 @@ def test_full_run_produces_state_report_logs_and_parallel_executors(
     with PageServer() as pages:
         scenario = write_scenario(
             tmp_path / "scenario.yaml",
-            {"planner": THREE_TASKS, "executor": {"default": {"sleep": 1.0}}, "page_base": pages.base_url},
+            # E1 and E2 each wait until the other runs too (a barrier, not a latency to guess).
+            {
+                "planner": THREE_TASKS,
+                "executor": {"E1": {"meet": 2}, "E2": {"meet": 2}},
+                "page_base": pages.base_url,
+            },
         )
         env = {**clean_env, "FAKE_AGENT_SCENARIO": str(scenario)}
         proc = run_cli(["-p", "What are alpha and beta?", "-o", str(work), "--pdf"], env, tmp_path)

@@ -16,7 +16,7 @@ from deepresearch.pipeline.verify import Item
 from deepresearch.state.model import Support
 from deepresearch.state.store import StateStore
 from tests.helpers import PageServer, write_scenario, write_workspace_config
-from tests.pipeline.test_end_to_end import run_cli
+from tests.inprocess import run_in_process
 from tests.scripted_roles import verifier_output
 
 ITEMS = [
@@ -95,7 +95,7 @@ def _run(
             write_scenario(tmp_path / "s.yaml", {**scenario, "page_base": pages.base_url})
         ),
     }
-    proc = run_cli(["-p", "How did the E1 and E2 indices develop?", "-o", str(work)], env, tmp_path)
+    proc = run_in_process(["-p", "How did the E1 and E2 indices develop?", "-o", str(work)], env, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return work
 

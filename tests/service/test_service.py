@@ -159,6 +159,8 @@ def test_concurrent_archives_from_several_executors_share_one_browser(
 ) -> None:
     workspace, config = workspace_at(tmp_path / "run", archive_timeout=20)
     with SlowPages(delay=0.4) as pages, service_for(workspace, config) as service:
+        service.warm_browser()  # the execute phase starts: Chromium launches in the background, once
+        service.warm_browser()
         # Four executors at once, three pages each, as four separate agent processes.
         jobs = {f"E{t}": [pages.url(3 * t + i) for i in range(3)] for t in range(1, 5)}
         with ThreadPoolExecutor(max_workers=4) as pool:
@@ -323,6 +325,7 @@ def test_search_runs_in_the_service_with_keys_the_agent_never_holds(
             spent = tool("search", ["other query"], agent_env, workspace, workspace.tool_socket, "E3")
             alone = tool("search", ["other query"], agent_env, workspace, None)
             assert service.healthy()
+            assert service.browser_launches == 0  # a service that only searches starts no Chromium
     assert found.returncode == 0, found.stderr
     assert [r["provider"] for r in json.loads(found.stdout)] == ["serper", "serper"]
     assert "searches used: 1 of 1" in found.stderr

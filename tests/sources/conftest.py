@@ -25,7 +25,7 @@ MAX_BYTES = 200_000  # the /big page is ~280 KB
 SITE_PATHS = (
     "/article", "/js", "/report.pdf", "/download", "/binary", "/image.png", "/notes.txt", "/start",
     "/loop-a", "/missing", "/broken", "/slow", "/cp1251", "/sjis", "/login", "/captcha", "/injection",
-    "/big", "/mirror", "/article?utm_source=newsletter#top", "/members",
+    "/big", "/mirror", "/article?utm_source=newsletter#top", "/members", "/timer", "/restless",
 )  # fmt: skip
 
 

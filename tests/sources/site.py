@@ -85,6 +85,26 @@ JS_PAGE = page(
     "  .then(r => r.json()).then(d => { document.getElementById('later').textContent = d.text; }), 100));"
     "</script>",
 )
+TIMER_TEXT = "The dashboard shows 4,812 megawatts of installed capacity, filled in by a timer."
+TICK_TEXT = "The ticker reads 37 new connections this week, written on the first tick of an interval."
+RESTLESS_TEXT = "This page keeps changing a counter forever; its text is here from the start."
+# A dashboard filled by timers alone, with no request after "load": a settle that only watches the
+# network would take the "Loading…" placeholders.
+TIMER_PAGE = page(
+    "Dashboard",
+    '<article><h1>Dashboard</h1><p id="a">Loading…</p><p id="b">Loading…</p>'
+    f"<p>{FILLER[0]}</p><p>{FILLER[1]}</p></article><script>"
+    f"setTimeout(() => {{ document.getElementById('a').textContent = '{TIMER_TEXT}'; }}, 400);"
+    "const tick = setInterval(() => { document.getElementById('b').textContent = "
+    f"'{TICK_TEXT}'; clearInterval(tick); }}, 300);"
+    "</script>",
+)
+# Never at rest: a counter changes every 20 ms for as long as the page is open.
+RESTLESS_PAGE = page(
+    "Restless",
+    f'<article><h1>Restless</h1><p>{RESTLESS_TEXT}</p><p>{FILLER[0]}</p><p id="n">0</p></article>'
+    "<script>let n = 0; setInterval(() => { document.getElementById('n').textContent = ++n; }, 20);</script>",
+)
 LOGIN = page(
     "Sign in to continue",
     '<form><h1>Sign in</h1><input name="user"><input type="password" name="pw">'
@@ -191,6 +211,8 @@ class TestSite:
             "/article": lambda r: _html(ARTICLE),
             "/mirror": lambda r: _html(ARTICLE),
             "/js": lambda r: _html(JS_PAGE),
+            "/timer": lambda r: _html(TIMER_PAGE),
+            "/restless": lambda r: _html(RESTLESS_PAGE),
             "/js-data": lambda r: (200, {"Content-Type": "application/json"}, data),
             "/report.pdf": lambda r: (200, {"Content-Type": "application/pdf"}, pdf),
             "/download": lambda r: (200, {"Content-Type": "application/octet-stream"}, other_pdf),
