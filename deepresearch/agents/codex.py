@@ -35,7 +35,6 @@ from deepresearch.agents.base import (
     FailureKind,
     PermissionProfile,
     ProcessOutcome,
-    ToolProfile,
     env_home,
 )
 from deepresearch.agents.parsing import (
@@ -64,10 +63,12 @@ PERMISSIONS = PermissionProfile(
     researcher="permission profile: read the system's minimal folders, the workspace and the tool "
     "scripts' interpreter; write only the call's own folder logs/calls/<label>/; no host reachable (network proxy, no domain allowed), Unix "
     "sockets allowed (the tool service); web search off",
-    writer="the same filesystem rules without the tool scripts' folders; no network",
+    writer="the same filesystem rules; the analyst and synthesizer (the self-check script) with the "
+    "tool scripts' folders and Unix sockets, the other writers without them and with no network",
     gaps=(
         "cannot limit which commands run (only what they read, write and reach)",
-        "cannot allow one Unix socket: researchers may connect to any (the OS sandbox hides /run's)",
+        "cannot allow one Unix socket: the roles that run tool scripts may connect to any (the OS sandbox "
+        "hides /run's)",
         "writes: anywhere in the call's own folder, not only the output file",
         "a sandbox_mode in ~/.codex/config.toml switches codex to its older sandbox, which ignores the profile",
     ),
@@ -95,7 +96,7 @@ class CodexBackend:
         if request.model:
             argv += ["-m", request.model]
         argv += ["-c", f'default_permissions="{PROFILE}"', "-c", filesystem_rules(request), *NO_WEB_SEARCH]
-        if request.tools is ToolProfile.RESEARCHER:
+        if request.tool_commands:  # the tool scripts reach the run's tool service over its socket
             argv += SOCKETS_ONLY
         return [*argv, *request.extra_args, request.prompt]
 

@@ -40,7 +40,6 @@ from deepresearch.agents.base import (
     FailureKind,
     PermissionProfile,
     ProcessOutcome,
-    ToolProfile,
     env_home,
 )
 from deepresearch.agents.parsing import (
@@ -63,10 +62,10 @@ WEB_TOOLS = ("web_fetch", "google_web_search")
 ALLOW_PRIORITY, DENY_PRIORITY = 999, 990  # the user tier's highest: above the user's own rules
 USER_PRIORITY_CAP = 980  # the person's own rules, copied in, rank below every rule of the run
 PERMISSIONS = PermissionProfile(
-    researcher="--approval-mode default, --policy: run_shell_command only with the two tool scripts "
-    "as commandPrefix, write_file/replace only on the output file, web tools denied",
-    writer="--approval-mode default, --policy: write_file/replace only on the output file; shell and "
-    "web tools denied",
+    researcher="--approval-mode default, --policy: run_shell_command only with the search, archive and "
+    "check scripts as commandPrefix, write_file/replace only on the output file, web tools denied",
+    writer="--approval-mode default, --policy: write_file/replace only on the output file; shell (but "
+    "the check script, for the analyst and synthesizer) and web tools denied",
 )
 MAX_ATTEMPTS = 2  # with a custom endpoint: one quick retry inside gemini; our backoff does the rest
 API_KEY_AUTH = "gemini-api-key"
@@ -198,7 +197,7 @@ def role_policy(request: AgentRequest) -> str:
         _rule(WRITE_TOOLS, "allow", ALLOW_PRIORITY, argsPattern=path_pattern),
         _rule(WRITE_TOOLS + WEB_TOOLS, "deny", DENY_PRIORITY),
     ]
-    if request.tools is ToolProfile.RESEARCHER and request.tool_commands:
+    if request.tool_commands:  # a researcher's tools, or a writer's self-check
         prefixes = [shlex.quote(str(command)) for command in request.tool_commands]
         rules.append(_rule(("run_shell_command",), "allow", ALLOW_PRIORITY, commandPrefix=prefixes))
     rules.append(_rule(("run_shell_command",), "deny", DENY_PRIORITY))

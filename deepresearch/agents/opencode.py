@@ -16,7 +16,8 @@ in through `OPENCODE_AUTH_CONTENT`.
 Rules (`permission`, last matching pattern wins): everything denied (`"*": "deny"`: web tools,
 sub-agents, skills, todo lists are not offered), then reading, globbing, grepping and listing
 allowed inside the workspace (`external_directory: deny`), `edit` (every writing tool) allowed only
-for the output file, and for researchers `bash` allowed only for `<tool script> *` patterns (seen:
+for the output file, and for the roles that run tool scripts (researchers; the analyst and
+synthesizer, the check script) `bash` allowed only for `<tool script> *` patterns (seen:
 `&& touch`, `; touch` and `$(touch …)` are denied). `edit` patterns are relative to the git
 worktree above the workspace (without one, to `/`): the backend finds it as opencode does.
 
@@ -82,7 +83,8 @@ QUIET_ENV = {
 PERMISSIONS = PermissionProfile(
     researcher="per-call opencode.json `permission`: everything denied but read/glob/grep/list in the "
     "workspace (external_directory: deny), edit only on the output file, bash only `<tool script> *`",
-    writer="the same without bash: read/glob/grep/list in the workspace, edit only on the output file",
+    writer="the same without bash (the analyst and synthesizer: bash only `<check script> *`): "
+    "read/glob/grep/list in the workspace, edit only on the output file",
     gaps=(
         "reads: any file in the workspace (not only task.md, the archives and its prompt)",
         "a workspace path with * or ? in it widens the edit rule (opencode patterns have no escape)",

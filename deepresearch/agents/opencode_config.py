@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from deepresearch.agents.base import AgentRequest, ToolProfile, env_home
+from deepresearch.agents.base import AgentRequest, env_home
 from deepresearch.agents.parsing import as_str, mapping
 from deepresearch.agents.userconfig import deep_merge, parse_object, pick, read_json
 
@@ -48,7 +48,7 @@ def permission_rules(request: AgentRequest) -> dict[str, Any]:
     rules: dict[str, Any] = {"*": "deny", **dict.fromkeys(READ_TOOLS, "allow")}
     rules["external_directory"] = "deny"
     rules["edit"] = {"*": "deny", pattern: "allow"}
-    if request.tools is ToolProfile.RESEARCHER and request.tool_commands:
+    if request.tool_commands:  # a researcher's tools, or a writer's self-check
         allowed: dict[str, str] = {"*": "deny"}
         for command in request.tool_commands:
             quoted = shlex.quote(str(command))

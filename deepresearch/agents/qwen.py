@@ -17,9 +17,10 @@ not already set, so the tools' secrets are set empty.
 
 Rules (`--approval-mode default`, settings `permissions`; deny outranks ask outranks allow):
 headless, a tool that needs approval and no rule allows is left out or declined (never a hang).
-Allowed: `Edit`/`WriteFile` only on the output file (`//` + absolute path), researchers'
-`Shell(<tool script> *)`; asked (so declined): the commands qwen would otherwise run unasked as
-read-only (`cat`, `env`, `ls` ...); denied: writers' shell, the web tools, sub-agents, skills,
+Allowed: `Edit`/`WriteFile` only on the output file (`//` + absolute path), `Shell(<tool script> *)`
+for the role's scripts (researchers; the analyst's and synthesizer's check script); asked (so
+declined): the commands qwen would otherwise run unasked as read-only (`cat`, `env`, `ls` ...);
+denied: the shell of writers without the self-check, the web tools, sub-agents, skills,
 memory, todo lists, questions. Its file tools stay in the workspace.
 
 Output (`-o json`): one JSON array of events; the `result` event has the answer (`result`),
@@ -62,7 +63,8 @@ API_ERROR = "[API Error:"
 PERMISSIONS = PermissionProfile(
     researcher="--approval-mode default, per-call settings `permissions`: Shell only `<tool script> *`, "
     "Edit/WriteFile only on the output file; web tools, sub-agents, skills and memory denied",
-    writer="the same without Shell: Edit/WriteFile only on the output file; shell and web tools denied",
+    writer="the same without Shell (the analyst and synthesizer: Shell only `<check script> *`): "
+    "Edit/WriteFile only on the output file; shell and web tools denied",
     gaps=(
         "shell rules are prefix rules: `<tool script> $(other command)` passes them (the OS sandbox "
         "is the wall there)",

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from deepresearch.agents.base import AgentRequest, ToolProfile, env_home
+from deepresearch.agents.base import AgentRequest, env_home
 from deepresearch.agents.parsing import as_str, mapping
 from deepresearch.agents.userconfig import pick, read_dotenv, read_json
 from deepresearch.core.agent_env import NEVER_PASSED
@@ -99,12 +99,11 @@ def permission_rules(request: AgentRequest) -> dict[str, list[str]]:
     """The role's allow and deny rules (module docstring)."""
     output = "//" + str(request.output_file.resolve()).lstrip("/")
     allow = [f"Edit({output})", f"WriteFile({output})"]
-    if request.tools is ToolProfile.RESEARCHER:
-        for command in request.tool_commands:
-            quoted = shlex.quote(str(command))
-            allow += [f"Shell({quoted})", f"Shell({quoted} *)"]
+    for command in request.tool_commands:  # a researcher's tools, or a writer's self-check
+        quoted = shlex.quote(str(command))
+        allow += [f"Shell({quoted})", f"Shell({quoted} *)"]
     deny = list(DENIED_TOOLS)
-    if request.tools is ToolProfile.WRITER:
+    if not request.tool_commands:  # a writer without the self-check: no shell at all
         deny.append("run_shell_command")
         return {"allow": allow, "deny": deny}
     ask = [rule for command in READ_ONLY_COMMANDS for rule in (f"Shell({command})", f"Shell({command} *)")]

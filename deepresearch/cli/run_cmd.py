@@ -7,12 +7,15 @@ import signal
 import sys
 from pathlib import Path
 from types import FrameType
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from deepresearch import __version__
-from deepresearch.core.errors import CheckFailedError
+from deepresearch.core.errors import AgentError, BudgetExhaustedError, CheckFailedError
+
+if TYPE_CHECKING:
+    from deepresearch.pipeline.summary import RunSummary
 
 EPILOG = """\
 Examples:
@@ -178,7 +181,25 @@ def main_command(
         summary = start_run(options, dict(os.environ))
     finally:
         signal.signal(signal.SIGTERM, previous)
-    if summary is not None and summary.violations:
+    if summary is not None:
+        exit_for_report(summary)
+
+
+def exit_for_report(summary: RunSummary) -> None:
+    """Raise the error whose exit code says why the report is not one that passed: 9 when the
+    ceiling refused a call it needed, 5 when the synthesizer failed, 8 when problems remain."""
+    problems = f"{summary.violations} problems remain; " if summary.violations else ""
+    if summary.cause == "budget":
+        raise BudgetExhaustedError(
+            f"{summary.report} was written, with a notice at its top: {problems}{summary.cause_reason}",
+            hint="raise max_agent_calls and run the same command again for a report that passes",
+        )
+    if summary.cause == "agent":
+        raise AgentError(
+            f"{summary.report} was written, with a notice at its top: {problems}{summary.cause_reason}",
+            hint="run the same command again to retry the synthesis (`deepresearch doctor` checks the agent CLI)",
+        )
+    if summary.violations:
         raise CheckFailedError(
             f"the report did not pass verification: {summary.violations} problems remain",
             hint=f"they are listed in the Verification section of {summary.report}; "

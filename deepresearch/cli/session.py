@@ -25,8 +25,9 @@ from deepresearch.core.roles import Role
 from deepresearch.core.sandbox import check_workspace
 from deepresearch.core.workspace import Workspace
 from deepresearch.pipeline.documents import expand_documents
-from deepresearch.pipeline.orchestrator import Orchestrator, RunSummary, new_document, role_agents
+from deepresearch.pipeline.orchestrator import Orchestrator, new_document, role_agents
 from deepresearch.pipeline.plan import question_tasks
+from deepresearch.pipeline.summary import RunSummary
 from deepresearch.report.html import render_pdf
 from deepresearch.state.model import RunStatus, TaskDoc
 from deepresearch.state.store import StateStore

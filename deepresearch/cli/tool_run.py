@@ -28,7 +28,7 @@ from typing import Any
 from deepresearch.cli.record_text import describe
 from deepresearch.core.attribution import BATCH_ENV, TASK_ENV, Attribution
 from deepresearch.core.commands import WORKDIR_ENV
-from deepresearch.core.errors import ArchiveError, ToolServiceError, UsageError
+from deepresearch.core.errors import ArchiveError, DeepResearchError, ToolServiceError, UsageError
 from deepresearch.core.files import merge_tree
 from deepresearch.core.workspace import Workspace
 from deepresearch.service.client import ServiceUnreachable, ToolClient, service_address
@@ -42,7 +42,7 @@ class Printed:
 
     stdout: str = ""
     stderr: list[str] = field(default_factory=list)
-    error: ArchiveError | None = None
+    error: DeepResearchError | None = None
 
     def emit(self) -> None:
         """Print stdout, then the stderr lines; then raise `error` if there is one."""

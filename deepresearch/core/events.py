@@ -132,7 +132,8 @@ class FactsMerged(Event):
 
 @dataclass(frozen=True)
 class CeilingsSet(Event):
-    """The run's effective ceilings (None: no limit), shown at the start: "at most N agent calls"."""
+    """The run's effective ceilings (None: no limit), shown at the start: "at most N agent calls",
+    and their split: the calls (and minutes) kept for the report, what research may use."""
 
     agent_calls: int | None
     minutes: float | None
@@ -140,6 +141,10 @@ class CeilingsSet(Event):
     cost_usd: float | None
     effort: str
     defaults: list[str] = field(default_factory=list)  # the ones taken from the effort preset
+    report_calls: int = 0
+    report_stages: list[str] = field(default_factory=list)  # synthesizer, repair, support check...
+    research_calls: int | None = None  # None: no call ceiling
+    report_minutes: float | None = None  # None: no time ceiling
 
 
 @dataclass(frozen=True)
@@ -220,8 +225,9 @@ class RunFinished(Event):
     output_tokens: int
     cost_usd: float
     violations: int | None = None  # report verification: None when no report was verified
-    calls_by_role: dict[str, int] = field(default_factory=dict)
+    calls_by_role: dict[str, int] = field(default_factory=dict)  # the whole run's, like agent_calls
     economy: dict[str, Any] = field(default_factory=dict)  # a follow-up's: pipeline.economy.Economy
+    session_calls: int | None = None  # this invocation's calls (a resumed run made the rest before)
 
 
 class EventSink(Protocol):

@@ -118,6 +118,11 @@ class Workspace:
         return self.private / "usage.jsonl"
 
     @property
+    def elapsed_time(self) -> Path:
+        """The minutes the run's sessions have taken so far ({"minutes": M}), for max_minutes."""
+        return self.private / "elapsed.json"
+
+    @property
     def tool_socket(self) -> Path:
         """The run's tool service (search and archive for its agents): a Unix socket, mode 0600."""
         return self.private / "tools.sock"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from deepresearch.core.events import Notice, PhaseFinished, PhaseStarted
+from deepresearch.core.spendplan import Stage
 from deepresearch.figures import FigurePlan, RenderedFigure, render_figures
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.prompts import render_prompt
@@ -34,7 +35,7 @@ def plan_charts(ctx: RunContext) -> list[RenderedFigure]:
     doc, round_no = ctx.doc, ctx.doc.front.round
     facts = numeric_facts(doc)
     skip = "max_figures is 0" if ctx.config.max_figures == 0 else None
-    skip = skip or ("no fact states a number" if not facts else ctx.budget.stage_skip_reason())
+    skip = skip or ("no fact states a number" if not facts else ctx.budget.refusal(Stage.FIGURES))
     if skip:
         return _without_figures(ctx, f"figures skipped: {skip}")
     ctx.sink(PhaseStarted("charts", round_no))

@@ -81,6 +81,20 @@ def _verify(ctx: RunContext, task_id: str, fact: Fact, records: dict[str, Source
     return grounding.verified
 
 
+def source_row(record: SourceRecord, source: Source) -> Source:
+    """The Sources row of an archived source an executor cited, with what the executor read on the
+    page where the URL told nothing (its type, and so its authority; its date)."""
+    row = record_to_source(record)
+    if row.type == "unknown" and source.type != "unknown" and SUSPICIOUS not in row.flags:
+        # The URL did not tell; the executor read the page: take its type, and weigh it.
+        # (Never for a page that addresses AI agents: what it says about itself is suspect.)
+        row.type = source.type
+        row.authority = authority(row.type, row.url)
+    if not row.published and source.published:
+        row.published = source.published
+    return row
+
+
 def _global_sources(
     ctx: RunContext, evidence: Evidence, registry: SourceRegistry
 ) -> tuple[list[Source], dict[str, str]]:
@@ -91,14 +105,7 @@ def _global_sources(
     for source in evidence.sources:
         record = evidence.records.get(source.id)
         if record is not None:
-            row = record_to_source(record)
-            if row.type == "unknown" and source.type != "unknown" and SUSPICIOUS not in row.flags:
-                # The URL did not tell; the executor read the page: take its type, and weigh it.
-                # (Never for a page that addresses AI agents: what it says about itself is suspect.)
-                row.type = source.type
-                row.authority = authority(row.type, row.url)
-            if not row.published and source.published:
-                row.published = source.published
+            row = source_row(record, source)
         else:
             highest += 1
             row = dataclasses.replace(source, id=format_source_id(highest))

@@ -20,6 +20,7 @@ from deepresearch.contracts.report import parse_analysis, parse_report
 from deepresearch.contracts.supervise import Brief, parse_briefs
 from deepresearch.contracts.verify import parse_verdicts
 from deepresearch.core.roles import Role
+from deepresearch.core.spendplan import Stage
 from deepresearch.evidence.support import Verdict
 from deepresearch.figures import FigurePlan, RenderedFigure, parse_charts, plan_figures
 from deepresearch.pipeline.checks import CheckResult, check_analysis
@@ -60,6 +61,8 @@ class RoleSpec(Generic[T]):
     check: Callable[[RunContext, StepScope], Check[T]] | None = None
     repairs: Repairs = Repairs()
     yaml_output: bool = True  # read by contracts.yamlfile (the report, analysis and charts are not)
+    stage: Stage = Stage.RESEARCH  # what the budget counts its calls as (core/spendplan.py)
+    repair_stage: Stage | None = None  # its repairs' stage, when not its own
 
     def label_for(self, scope: StepScope) -> str:
         """The log and output-file label of a call (the task ID for executors)."""
@@ -111,8 +114,11 @@ REFLECTOR: RoleSpec[Assessment] = RoleSpec(Role.REFLECTOR, "reflector", "reflect
 ANALYST: RoleSpec[str] = RoleSpec(
     Role.ANALYST, "analyst", "analyst", lambda c, s: parse_analysis,
     check=lambda c, s: lambda text: check_analysis(text, c.doc, c.workspace.root), yaml_output=False,
+    stage=Stage.ANALYSIS,
 )  # fmt: skip
-CHARTS: RoleSpec[FigurePlan] = RoleSpec(Role.CHARTS, "charts", "charts", _charts_parser, yaml_output=False)
+CHARTS: RoleSpec[FigurePlan] = RoleSpec(
+    Role.CHARTS, "charts", "charts", _charts_parser, yaml_output=False, stage=Stage.FIGURES
+)
 
 
 def _synthesizer_check(ctx: RunContext, scope: StepScope) -> Check[str]:
@@ -125,7 +131,7 @@ def _synthesizer_check(ctx: RunContext, scope: StepScope) -> Check[str]:
 
 SYNTHESIZER: RoleSpec[str] = RoleSpec(
     Role.SYNTHESIZER, "synthesizer", "synthesizer", lambda c, s: parse_report, check=_synthesizer_check,
-    yaml_output=False,
+    yaml_output=False, stage=Stage.SYNTHESIS, repair_stage=Stage.REPAIR,
 )  # fmt: skip
 
 
@@ -136,7 +142,7 @@ def _verdicts_parser(ctx: RunContext, scope: StepScope) -> Parser[dict[str, Verd
 # The verifier judges new facts each round (label verifier) and the report's cited sentences.
 VERIFIER: RoleSpec[dict[str, Verdict]] = RoleSpec(Role.VERIFIER, "verifier", "verifier", _verdicts_parser)
 VERIFIER_REPORT: RoleSpec[dict[str, Verdict]] = RoleSpec(
-    Role.VERIFIER, "verifier", "verifier-report", _verdicts_parser
+    Role.VERIFIER, "verifier", "verifier-report", _verdicts_parser, stage=Stage.SUPPORT
 )
 
 # Every role's main call, by role (the planner's clarifying questions are its second kind of call).

@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 from deepresearch.core.config import Config
 from deepresearch.core.effort import Saturation
 from deepresearch.core.languages import describe
+from deepresearch.pipeline.conflicts import conflict_of, deciding_authority, settling_fact
 from deepresearch.pipeline.novelty import covered_dimensions, tier1_sources
 from deepresearch.pipeline.taskledger import TaskProgress
-from deepresearch.state.model import PlannedLanguage, Task, TaskDoc
+from deepresearch.state.model import Conflict, PlannedLanguage, Task, TaskDoc
 
 IN_CALL = "in_call"
 PER_BATCH = "per_batch"
@@ -66,30 +67,65 @@ def missing(
     sat: Saturation,
     searched: Mapping[str, int] | None = None,
 ) -> list[str]:
-    """What keeps the task from being saturated, one sentence each (empty: saturated); `searched`:
-    the task's queries per language (None: not checked)."""
-    out = []
-    if progress.batches < sat.min_batches:
-        out.append(f"only {progress.batches} of the at least {sat.min_batches} batches were run")
-    if progress.streak < sat.saturation_threshold:
-        out.append(
-            f"the last {sat.saturation_threshold} trusted batches must bring nothing new before the task "
-            f"counts as saturated; {progress.streak} in a row did"
-        )
+    """What keeps the task from being saturated (a C-task: settled), one sentence each (empty: it
+    is); `searched`: the task's queries per language (None: not checked)."""
+    conflict = conflict_of(doc, task)
+    if conflict is not None:
+        return unsettled(doc, task, conflict)
+    languages = missing_languages(doc.front.languages, searched) if searched is not None else []
+    return [
+        *too_few_batches(progress, sat),
+        *still_finding(progress, sat),
+        *uncovered_dimensions(doc, task),
+        *too_few_tier1(doc, task, sat),
+        *languages,
+    ]
+
+
+def too_few_batches(progress: TaskProgress, sat: Saturation) -> list[str]:
+    """Fewer than `min_batches` batches run."""
+    if progress.batches >= sat.min_batches:
+        return []
+    return [f"only {progress.batches} of the at least {sat.min_batches} batches were run"]
+
+
+def still_finding(progress: TaskProgress, sat: Saturation) -> list[str]:
+    """The last trusted batches still brought something new."""
+    if progress.streak >= sat.saturation_threshold:
+        return []
+    return [
+        f"the last {sat.saturation_threshold} trusted batches must bring nothing new before the task "
+        f"counts as saturated; {progress.streak} in a row did"
+    ]
+
+
+def uncovered_dimensions(doc: TaskDoc, task: Task) -> list[str]:
+    """A dimension of the task that no verified fact serves."""
     names = {d.id: d.name for d in doc.dimensions}
     uncovered = [d for d in task.dimensions if d not in covered_dimensions(doc)]
-    if uncovered:
-        listed = ", ".join(f"{d} ({names.get(d, '?')})" for d in uncovered)
-        out.append(f"no verified fact yet for dimension {listed}")
+    if not uncovered:
+        return []
+    listed = ", ".join(f"{d} ({names.get(d, '?')})" for d in uncovered)
+    return [f"no verified fact yet for dimension {listed}"]
+
+
+def too_few_tier1(doc: TaskDoc, task: Task, sat: Saturation) -> list[str]:
+    """Fewer independent tier-1 sources back the task's verified facts than it needs."""
     tier1 = tier1_sources(doc, task.id)
-    if tier1 < sat.min_tier1_sources:
-        out.append(
-            f"{tier1} of the {sat.min_tier1_sources} independent sources of authority ≥ 0.9 the task needs "
-            "back its verified facts"
-        )
-    if searched is not None:
-        out += missing_languages(doc.front.languages, searched)
-    return out
+    if tier1 >= sat.min_tier1_sources:
+        return []
+    return [
+        f"{tier1} of the {sat.min_tier1_sources} independent sources of authority ≥ 0.9 the task needs "
+        "back its verified facts"
+    ]
+
+
+def unsettled(doc: TaskDoc, task: Task, conflict: Conflict) -> list[str]:
+    """A C-task's conflict that none of its verified facts decides yet (the C-task's only rule)."""
+    if settling_fact(doc, task, conflict) is not None:
+        return []
+    needed = deciding_authority(doc, conflict)
+    return [f"no verified fact from a source of authority ≥ {needed:.2f} decides {conflict.id} yet"]
 
 
 def decide(
@@ -103,6 +139,9 @@ def decide(
 ) -> Verdict:
     """After a call: does the task need another one? `untrusted` lists the batch-log problems,
     `searched` the task's queries per language."""
+    conflict = conflict_of(doc, task)
+    if conflict is not None:
+        return _settle(progress, doc, task, conflict, sat, config)
     if progress.batches >= sat.max_batches:
         return Verdict(False, f"max_batches ({sat.max_batches}) reached")
     gaps = [*untrusted, *missing(progress, doc, task, sat, searched)]
@@ -112,6 +151,31 @@ def decide(
             f"saturated after {progress.batches} batches in {progress.calls} call"
             f"{'s' * (progress.calls != 1)} ({progress.streak} in a row brought nothing new; dimensions "
             f"covered; {_count(tier1_sources(doc, task.id), 'tier-1 source')})",
+        )
+    return _more(progress, config, sat, gaps)
+
+
+def _settle(
+    progress: TaskProgress, doc: TaskDoc, task: Task, conflict: Conflict, sat: Saturation, config: Config
+) -> Verdict:
+    """A C-task ends on the verified fact that settles its conflict (its batch log does not matter:
+    the fact's quote was verified by code), else gets another call while it may."""
+    settled = settling_fact(doc, task, conflict)
+    if settled is None:
+        return _more(progress, config, sat, unsettled(doc, task, conflict))
+    fact, source = settled
+    return Verdict(
+        False,
+        f"{conflict.id} settled by {fact.id} [{source.id}] (authority {source.authority or 0:.2f}) "
+        f"after {_count(progress.batches, 'batch')} in {_count(progress.calls, 'call')}",
+    )
+
+
+def _more(progress: TaskProgress, config: Config, sat: Saturation, gaps: list[str]) -> Verdict:
+    """Another call for `gaps`, unless the task's calls or batches are used up."""
+    if progress.batches >= sat.max_batches:
+        return Verdict(
+            False, f"max_batches ({sat.max_batches}) reached; still missing: {'; '.join(gaps)}", gaps
         )
     if config.batch_calls == IN_CALL and progress.calls >= config.max_calls_per_task:
         return Verdict(

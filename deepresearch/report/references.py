@@ -1,4 +1,5 @@
-"""The References and Verification sections, written by code, and the finalized report text."""
+"""The References and Verification sections, written by code, the notice at the top of a report
+that did not pass, and the finalized report text."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from urllib.parse import quote
 from deepresearch.core.languages import describe
 from deepresearch.core.workspace import Workspace
 from deepresearch.report.archives import archive_path
-from deepresearch.report.blocks import strip_generated_sections
+from deepresearch.report.blocks import NOTICE_PREFIX, strip_generated_sections
 from deepresearch.report.check import Violation
 from deepresearch.report.citations import cited_in_order
 from deepresearch.report.measures import ReportMeasures, measure
@@ -182,16 +183,48 @@ def render_verification(violations: Sequence[Violation]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_notice(violations: Sequence[Violation], reason: str = "") -> str:
+    """The one-line notice at the top of a report that did not pass ("" when it passed and no
+    `reason` says why it is not the report the run meant to write)."""
+    count = len(violations)
+    why = f" {reason.strip().rstrip('.')}." if reason.strip() else ""
+    if count:
+        return (
+            f"{NOTICE_PREFIX} this report did not pass verification.** {count} problem{'s' * (count != 1)} "
+            f"remain{'s' * (count == 1)}, each listed under Verification at its end.{why}"
+        )
+    return f"{NOTICE_PREFIX} note.**{why}" if why else ""
+
+
+def with_notice(body: str, violations: Sequence[Violation], reason: str = "") -> tuple[str, list[Violation]]:
+    """`body` with the notice after its title (at its top when it has none), and the violations
+    with their lines moved to match."""
+    notice = render_notice(violations, reason)
+    if not notice:
+        return body, list(violations)
+    lines = body.split("\n")
+    at = 1 if lines and lines[0].startswith("# ") else 0
+    added = ["", notice] if at else [notice, ""]
+    moved = [Violation(v.line + len(added), v.kind, v.message) if v.line > at else v for v in violations]
+    return "\n".join(lines[:at] + added + lines[at:]), moved
+
+
 def finalize_report(
-    report_text: str, doc: TaskDoc, workspace_root: Path, violations: Sequence[Violation]
+    report_text: str,
+    doc: TaskDoc,
+    workspace_root: Path,
+    violations: Sequence[Violation],
+    reason: str = "",
 ) -> str:
-    """The report with any References/Verification section replaced by the ones code writes.
+    """The report with any References/Verification section (and notice) replaced by the ones code
+    writes; `violations` are at lines of the report without them.
 
     Idempotent: finalizing a finalized report (with the same violations) gives the same text. The
-    body is kept verbatim, so violation line numbers stay valid in the result.
+    body is kept verbatim, so violation line numbers stay valid in the result (moved past the notice).
     """
     body = strip_generated_sections(report_text).rstrip()
-    parts = [body, render_references(body, doc, workspace_root).rstrip()]
+    shown, moved = with_notice(body, violations, reason)
+    parts = [shown, render_references(body, doc, workspace_root).rstrip()]
     if violations:
-        parts.append(render_verification(violations).rstrip())
+        parts.append(render_verification(moved).rstrip())
     return "\n\n".join(part for part in parts if part) + "\n"

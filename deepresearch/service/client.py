@@ -1,4 +1,4 @@
-"""The thin client: what `deepresearch search` and `archive` do inside an agent of a run.
+"""The thin client: what `deepresearch search`, `archive` and `check` do inside an agent of a run.
 
 The agent runner puts the run's socket in `DEEPRESEARCH_SERVICE`. A service that cannot be reached
 (the socket is gone, nothing listens, the connection closes without an answer) is a
@@ -53,6 +53,10 @@ class ToolClient:
             "archive", str(workdir), self.caller, urls=tuple(urls), screenshot=screenshot, pdf=pdf
         )
         return self.send(request)
+
+    def check(self, workdir: Path) -> dict[str, Any]:
+        """The orchestrator's checks of the caller's own output file (pipeline/selfcheck.py)."""
+        return self.send(ToolRequest("check", str(workdir), self.caller))
 
     def send(self, request: ToolRequest) -> dict[str, Any]:
         """One request, one answer; ServiceUnreachable when there is no answer."""

@@ -1,6 +1,6 @@
 """What crosses the tool service's socket: one JSON line each way per connection.
 
-A request names its operation (`search`, `archive`), the workspace it is for, who asks (the task,
+A request names its operation (`search`, `archive`, `local`, `check`), the workspace it is for, who asks (the task,
 its batch, the agent call: attribution for the tools log and the records) and the operation's
 arguments. The answer is `{"ok": true, "result": {...}}` or `{"ok": false, "error": {...}}` with the
 typed error's message, hint and exit code, so a client fails exactly as the command would have.
@@ -27,7 +27,9 @@ if TYPE_CHECKING:  # only their shapes: a thin client must not load the search s
 VERSION = 1
 MAX_LINE = 16 * 1024 * 1024  # one answer; a run's largest is an archive of many records
 MAX_K = 20  # results per search: the smallest per-request maximum among the providers (Brave, Tavily)
-OPS = ("search", "archive", "local")  # local: `search --local` over the workspace's archives
+# local: `search --local` over the workspace's archives; check: the caller's own output file, by
+# the orchestrator's checks (pipeline/selfcheck.py)
+OPS = ("search", "archive", "local", "check")
 _BATCH = re.compile(r"\.batch(\d+)\b")
 
 

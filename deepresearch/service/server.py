@@ -7,7 +7,8 @@
 The socket is created private (mode 0600, bound under a temporary name and renamed into place), so
 only the user's own processes can connect. A socket file left by a run that was killed (nothing
 listens) is replaced; one that answers belongs to a live service and is an error. Each connection
-carries one request and one answer (service/protocol.py); every operation is written to
+carries one request and one answer (service/protocol.py); a `check` is handed to the run's checker
+(the orchestrator's own checks of the caller's output file); every operation is written to
 `logs/tools.jsonl` with the task, batch and call that asked. `address()` restarts a service that
 stopped answering (its socket file removed, its thread gone), so the next agent gets a working one.
 """
@@ -20,6 +21,7 @@ import secrets
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from datetime import date, datetime
 from pathlib import Path
@@ -50,6 +52,8 @@ from deepresearch.service.protocol import (
 )
 from deepresearch.sources.record import SourceRecord
 
+# The self-check: (task, call) → findings. Set by the orchestrator (the checks live above this layer).
+Checker = Callable[[str, str], dict[str, Any]]
 ACCEPT_POLL = 0.2  # seconds between checks of the stop flag while waiting for connections
 BUSY_TIMEOUT = 1.0  # to tell a connection past the cap that the service is busy
 
@@ -86,6 +90,7 @@ class ToolService:
         self._log_lock = threading.Lock()
         self._archiver: SharedArchiver | None = None
         self._launches_logged = 0
+        self.checker: Checker | None = None
 
     # --- lifecycle -------------------------------------------------------------------------------
 
@@ -243,7 +248,10 @@ class ToolService:
             return failure(UsageError(f"the tool service could not read the request: {exc}"))
         started = time.monotonic()
         entry: dict[str, Any] = {"op": request.op, **asdict(request.caller)}
-        entry.update({"urls": list(request.urls)} if request.op == "archive" else {"query": request.query})
+        if request.op in ("search", "local"):
+            entry["query"] = request.query
+        elif request.op == "archive":
+            entry["urls"] = list(request.urls)
         try:
             self._check_workspace(request)
             check(request, self.limits)
@@ -263,6 +271,9 @@ class ToolService:
             elif request.op == "local":
                 result = local_result(request.query, request.k, self.workspace)
                 entry["results"] = len(result["hits"])
+            elif request.op == "check":
+                result = self._check(request.caller)
+                entry["problems"] = len(result["problems"])
             else:
                 who = request.caller.attribution()
                 records, warnings = self._archive(list(request.urls), request.screenshot, request.pdf, who)
@@ -285,6 +296,13 @@ class ToolService:
                 f"this tool service serves {self.workspace.root}, not {asked}",
                 hint="each run has its own service; run the command in that run's workspace",
             )
+
+    def _check(self, caller: Caller) -> dict[str, Any]:
+        if self.checker is None:
+            raise UsageError(
+                "the self-check runs only during a run", hint="use `deepresearch check` on a report"
+            )
+        return self.checker(caller.task, caller.call)
 
     # --- the orchestrator's own use --------------------------------------------------------------
 

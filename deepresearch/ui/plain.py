@@ -90,12 +90,18 @@ def summary_text(event: RunFinished) -> str:
         f"research {event.status}" + (f": {event.reason}" if event.reason else ""),
         f"  report: {event.report or '-'}" + _verification(event.violations),
         f"  rounds: {event.rounds}; scores: {scores}",
-        f"  agent calls: {event.agent_calls}{by_role(event.calls_by_role)}; tokens: {event.input_tokens} in / "
-        f"{event.output_tokens} out; cost: ${event.cost_usd:.4f}",
+        f"  agent calls: {event.agent_calls}{by_role(event.calls_by_role)}{_session(event)}; tokens: "
+        f"{event.input_tokens} in / {event.output_tokens} out; cost: ${event.cost_usd:.4f}",
     ]
     if event.economy:
         lines.append(f"  {economy_line(event.economy)}")
     return "\n".join(lines)
+
+
+def _session(event: RunFinished) -> str:
+    """ "; this session 4" when earlier sessions made some of the run's calls."""
+    made = event.session_calls
+    return f"; this session {made}" if made is not None and made != event.agent_calls else ""
 
 
 def by_role(calls: dict[str, int]) -> str:

@@ -140,7 +140,7 @@ def summary_lines(view: RunView) -> list[str]:
     p = view.progress
     lines = [
         f"research {status}" + (f": {reason}" if reason else ""),
-        f"  report: {report or '-'}{verified}",
+        f"  report: {report or _no_report(view, reason)}{verified}",
         f"  rounds: {rounds}; scores: {score_history(view)}",
         f"  agent calls: {calls_used(p)}{by_role(p.calls_by_role)}; tokens: {p.input_tokens} in / "
         f"{p.output_tokens} out; cost: ${p.cost_usd:.4f}",
@@ -151,6 +151,14 @@ def summary_lines(view: RunView) -> list[str]:
     if economy:
         lines.append(f"  {economy_line(economy)}")
     return lines
+
+
+def _no_report(view: RunView, reason: str) -> str:
+    """What to run to get a report, for a run that stopped before writing one."""
+    if outcome(view) == "planning":
+        return "- (the plan waits for approval)"
+    first = "raise the ceiling that stopped it, then " if "budget spent" in reason else ""
+    return f"none yet: {first}run `deepresearch -o {view.workspace.root}` to continue and write it"
 
 
 _MEASURES = (

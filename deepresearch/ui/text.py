@@ -7,7 +7,8 @@ from typing import Any
 
 
 def ceilings_line(ceilings: dict[str, Any]) -> str:
-    """The run's ceilings: at most 20 agent calls, 30 minutes, 100 searches, and where they come from."""
+    """The run's ceilings: at most 20 agent calls, 30 minutes, 100 searches, where they come from,
+    and what is kept for the report (research gets the rest)."""
     parts = []
     for key, unit in (("agent_calls", "agent calls"), ("minutes", "minutes"), ("searches", "searches")):
         value = ceilings.get(key)
@@ -23,7 +24,21 @@ def ceilings_line(ceilings: dict[str, Any]) -> str:
         if defaults
         else ""
     )
-    return "at most " + ", ".join(parts) + origin
+    return "at most " + ", ".join(parts) + origin + _report_share(ceilings)
+
+
+def _report_share(ceilings: dict[str, Any]) -> str:
+    """ "; kept for the report: 5 calls (...) and 7.5 minutes; research gets 15 calls" when the run
+    planned a split."""
+    kept, stages = ceilings.get("report_calls"), ceilings.get("report_stages") or []
+    if not isinstance(kept, int) or not kept:
+        return ""
+    names = ", ".join(str(s) for s in stages)
+    minutes = ceilings.get("report_minutes")
+    time = f" and {minutes:g} minutes" if isinstance(minutes, (int, float)) and minutes else ""
+    research = ceilings.get("research_calls")
+    rest = f"; research gets {research} calls" if isinstance(research, int) else ""
+    return f"; kept for the report: {kept} calls ({names}){time}{rest}"
 
 
 def rules_line(rules: dict[str, Any]) -> str:

@@ -222,6 +222,29 @@ def test_no_backend_grants_everything() -> None:
             assert not any("network_access" in arg for arg in argv)
 
 
+def test_a_writer_with_the_self_check_may_run_that_one_script_in_every_cli(tmp_path: Path) -> None:
+    check = WORKDIR / ".deepresearch/bin/deepresearch-check"
+    req = dataclasses.replace(request(WRITER), tool_commands=(check,), role="synthesizer")
+    claude = ClaudeBackend().build_argv(req)
+    assert f"Bash({check}:*)" in claude and claude[-1] == "WebFetch WebSearch"
+    copilot = CopilotBackend().build_argv(req)
+    assert f"--allow-tool=shell({check}:*)" in copilot and "--deny-tool=shell" not in copilot
+    assert "--excluded-tools=web_fetch,web_search" in copilot
+    assert not [arg for arg in copilot if "shell(" in arg and "deepresearch-check" not in arg]
+    assert CODEX_SOCKETS_ONLY[1] in CodexBackend().build_argv(req)
+    assert CODEX_SOCKETS_ONLY[1] not in CodexBackend().build_argv(request(WRITER))
+    local = dataclasses.replace(
+        req, workdir=tmp_path / "run", output_file=tmp_path / "run/logs/synthesizer_result.md"
+    )
+    GeminiBackend().build_env(local, {"HOME": str(tmp_path / "home")})
+    policy = tmp_path / "run/.deepresearch/gemini/policies/planner/deepresearch.toml"
+    shell = [r for r in tomllib.loads(policy.read_text())["rule"] if r["toolName"] == ["run_shell_command"]]
+    assert [(r["decision"], r.get("commandPrefix")) for r in shell] == [
+        ("allow", [str(check)]),
+        ("deny", None),
+    ]
+
+
 def test_claude_rules_escape_glob_characters_in_paths() -> None:
     req = request(WRITER, workdir=Path("/runs/q[1]*"))
     argv = ClaudeBackend().build_argv(req)

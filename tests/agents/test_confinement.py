@@ -1,5 +1,5 @@
 """What the agent runner gives every call: an environment without the tools' secrets, the run's tool
-service and the call's attribution, the two tool scripts for researchers, and the OS sandbox per the
+service and the call's attribution, the tool scripts of its role, and the OS sandbox per the
 `sandbox` setting (probed once; `auto` warns once without it, `bwrap` refuses)."""
 
 from __future__ import annotations
@@ -122,13 +122,20 @@ def test_every_search_provider_key_is_kept_from_agents() -> None:
     assert keys <= set(TOOL_SECRETS)
 
 
-def test_researchers_get_the_two_tool_scripts_and_writers_none(tmp_path: Path) -> None:
+def test_researchers_get_their_tool_scripts_self_checking_writers_the_check_and_others_none(
+    tmp_path: Path,
+) -> None:
     runner, _ = runner_for(tmp_path, {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, sandbox="off")
     commands = tool_commands(runner.workspace)
+    assert commands.for_role(Role.EXECUTOR) == commands.all
+    assert commands.for_role(Role.SYNTHESIZER) == commands.for_role(Role.ANALYST) == (commands.check,)
+    assert all(
+        commands.for_role(r) == () for r in (Role.PLANNER, Role.SUPERVISOR, Role.REFLECTOR, Role.CHARTS)
+    )
     call(runner, Role.PLANNER, "planner")
-    assert not commands.search.exists()
+    assert not commands.search.exists() and not commands.check.exists()
     call(runner)
-    for tool, path in (("search", commands.search), ("archive", commands.archive)):
+    for tool, path in zip(("search", "archive", "check"), commands.all, strict=True):
         assert path.read_text() == script_text(tool) and path.stat().st_mode & 0o111
         # The lean entry (no typer, no other command): `-m deepresearch` would load the whole CLI.
         assert f"{sys.executable} -m deepresearch.cli.tools {tool} " in path.read_text()

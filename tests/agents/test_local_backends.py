@@ -52,7 +52,9 @@ def opencode_env(tmp_path: Path, tools: ToolProfile, base: dict[str, str]) -> tu
 def test_opencode_rules_per_profile(tmp_path: Path) -> None:
     home = tmp_path / "home"
     _, writer = opencode_env(tmp_path, WRITER, {"HOME": str(home)})
-    output = str(tmp_path / "ws/logs/calls/planner/planner_result.md").lstrip("/")  # no git above: relative to /
+    output = str(tmp_path / "ws/logs/calls/planner/planner_result.md").lstrip(
+        "/"
+    )  # no git above: relative to /
     assert writer["permission"] == {
         "*": "deny", "read": "allow", "glob": "allow", "grep": "allow", "list": "allow",
         "external_directory": "deny", "edit": {"*": "deny", output: "allow"},
@@ -70,6 +72,18 @@ def test_opencode_rules_per_profile(tmp_path: Path) -> None:
         f"{bin_dir}/deepresearch-search": "allow", f"{bin_dir}/deepresearch-search *": "allow",
         f"{bin_dir}/deepresearch-archive": "allow", f"{bin_dir}/deepresearch-archive *": "allow",
     }  # fmt: skip
+
+
+def test_the_local_backends_let_a_self_checking_writer_run_only_the_check_script(tmp_path: Path) -> None:
+    check = tmp_path / "ws/.deepresearch/bin/deepresearch-check"
+    req = dataclasses.replace(local_request(tmp_path, WRITER, "local/m"), tool_commands=(check,))
+    env = OpencodeBackend().build_env(req, {"HOME": str(tmp_path / "home")})
+    opencode = json.loads((Path(env["XDG_CONFIG_HOME"]) / "opencode" / "opencode.json").read_text())
+    assert opencode["permission"]["bash"] == {"*": "deny", str(check): "allow", f"{check} *": "allow"}
+    env = QwenBackend().build_env(req, {"HOME": str(tmp_path / "home")})
+    rules = json.loads((Path(env["QWEN_HOME"]) / "settings.json").read_text())["permissions"]
+    assert [r for r in rules["allow"] if r.startswith("Shell(")] == [f"Shell({check})", f"Shell({check} *)"]
+    assert "run_shell_command" not in rules["deny"] and "Shell(cat *)" in rules["ask"]
 
 
 def test_opencode_edit_pattern_is_relative_to_the_git_worktree_above(tmp_path: Path) -> None:

@@ -130,37 +130,6 @@ FOUR_TASKS = {
 }
 
 
-def test_agent_call_budget_stops_research_mid_round_and_keeps_calls_for_the_report(
-    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
-) -> None:
-    scenario = {"page_base": pages.base_url, "planner": FOUR_TASKS}
-    code, out, doc, events = run(tmp_path, clean_env, scenario, concurrency=1, max_agent_calls=6)
-    assert code == 0, out
-    assert [t.status for t in doc.tasks] == [
-        TaskStatus.DONE,
-        TaskStatus.DONE,
-        TaskStatus.PENDING,
-        TaskStatus.PENDING,
-    ]
-    assert doc.front.termination_reason == "agent call budget spent (4 of 6, 2 kept for the report)"
-    assert calls(events) == 5 and calls(events, "reflector") == 0
-    assert doc.front.status is RunStatus.COMPLETED and (tmp_path / "ws" / "report.md").is_file()
-
-
-def test_hard_agent_call_cap_leaves_the_run_resumable(
-    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
-) -> None:
-    scenario = {"page_base": pages.base_url, "synthesizer": {"garbage_first": True}}
-    code, out, doc, events = run(tmp_path, clean_env, scenario, max_agent_calls=5)
-    assert code == 9, out
-    assert "agent call budget spent (5 of 5); the run is saved" in out
-    assert doc.front.status is RunStatus.SYNTHESIZING and calls(events) == 5
-    env = {**clean_env, "DEEPRESEARCH_MAX_AGENT_CALLS": "8"}
-    code, out, doc, events = run(tmp_path, env, scenario)
-    assert code == 0, out
-    assert doc.front.status is RunStatus.COMPLETED and calls(events, "planner") == 1 and calls(events) == 7
-
-
 def test_unreadable_assessment_is_repaired_then_falls_back(
     tmp_path: Path, clean_env: dict[str, str], pages: PageServer
 ) -> None:

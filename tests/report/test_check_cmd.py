@@ -37,7 +37,7 @@ def test_failing_report_lists_each_violation_and_keeps_the_report(workdir: Path,
     (workdir / "report.md").write_text(FAILING, encoding="utf-8")
     result = deepresearch(clean_env, "check", workdir)
     assert result.returncode == ExitCode.CHECK_FAILED, result.stderr
-    line = len(CLEAN_EN.splitlines()) + 2
+    line = len(CLEAN_EN.splitlines()) + 2 + 2  # below the notice code puts after the title
     assert [row.split(": ", 2)[:2] for row in result.stdout.splitlines()] == [
         [f"report.md:{line}", "bare_url"],
         [f"report.md:{line}", "density"],
@@ -45,9 +45,13 @@ def test_failing_report_lists_each_violation_and_keeps_the_report(workdir: Path,
     ]
     assert "report.md failed verification: 3 problems" in result.stderr
     final = (workdir / "report.md").read_text(encoding="utf-8")
-    assert final.startswith(FAILING.rstrip() + "\n\n## References\n")
+    title, rest = FAILING.split("\n", 1)
+    assert final.startswith(
+        f"{title}\n\n> **deepresearch: this report did not pass verification.** 3 problems"
+    )
+    assert f"{rest.rstrip()}\n\n## References\n" in final
     assert f"- Line {line} · unknown_source · \\[S99\\] is not a registered source" in final
-    assert final.splitlines()[line - 1] == FAILING.splitlines()[line - 1]  # the lines named are right
+    assert final.splitlines()[line - 1] == FAILING.splitlines()[line - 3]  # the lines named are right
     assert "Sales will triple" in (workdir / "report.html").read_text(encoding="utf-8")
     assert json.loads((workdir / "knowledge.json").read_text(encoding="utf-8"))["schema_version"] == 1
     again = deepresearch(clean_env, "check", workdir)

@@ -400,6 +400,40 @@ def test_a_workspace_deeper_than_a_socket_path_allows_still_gets_its_service(
     assert json.loads(proc.stdout)[0]["status"] == "archived"
 
 
+def test_the_self_check_goes_through_the_service_to_the_runs_checker(
+    tmp_path: Path, agent_env: dict[str, str]
+) -> None:
+    workspace, config = workspace_at(tmp_path / "run")
+    asked: list[tuple[str, str]] = []
+
+    def checker(task: str, call: str) -> dict[str, object]:
+        asked.append((task, call))
+        problems = (
+            ["logs/E1_result.md:7: ungrounded_number: facts item 1 states 9.9"] if len(asked) == 1 else []
+        )
+        return {"file": "logs/E1_result.md", "problems": problems, "notes": ["batch 1: new: values"]}
+
+    with service_for(workspace, config) as service:
+        first = tool("check", [], agent_env, workspace, workspace.tool_socket, task="E1")
+        service.checker = checker
+        second = tool("check", [], agent_env, workspace, workspace.tool_socket, task="E1")
+        third = tool("check", [], agent_env, workspace, workspace.tool_socket, task="E1")
+    assert first.returncode == ExitCode.USAGE and "the self-check runs only during a run" in first.stderr
+    assert second.returncode == ExitCode.CHECK_FAILED, second.stderr
+    assert second.stdout.splitlines() == [
+        "logs/E1_result.md:7: ungrounded_number: facts item 1 states 9.9",
+        "batch 1: new: values",
+    ]
+    assert "1 problem in logs/E1_result.md" in second.stderr
+    assert third.returncode == 0 and third.stdout.splitlines()[-1] == "no problems in logs/E1_result.md"
+    assert asked == [("E1", "E1"), ("E1", "E1")]
+    checks = [entry for entry in tools_log(workspace) if entry.get("op") == "check"]
+    assert [(c["ok"], c.get("problems")) for c in checks] == [(False, None), (True, 1), (True, 0)]
+    # Outside a run's agent there is no service to ask.
+    alone = tool("check", [], agent_env, workspace, None, task="E1")
+    assert alone.returncode == ExitCode.SERVICE and "only inside an agent of a run" in alone.stderr
+
+
 @pytest.fixture(autouse=True)
 def _no_leftover_threads() -> Iterator[None]:
     before = {t.name for t in threading.enumerate()}

@@ -232,12 +232,16 @@ def test_check_command_verifies_figure_references_and_captions(analytical: Run, 
     (work / "report.md").write_text("\n".join(lines) + "\n")
     result = cli(["check", str(work)], env, tmp_path)
     assert result.returncode == 8, result.stdout + result.stderr
+    # The lines named are those of report.md as rewritten: two lower, below the notice after its title.
     assert (
-        f"report.md:{summary + 1}: figure: Figure 3 is referred to in the report but there is no Figure 3 "
+        f"report.md:{summary + 3}: figure: Figure 3 is referred to in the report but there is no Figure 3 "
         in (result.stdout)
     )
     missing = cited[-1].strip("[]")
-    assert f"report.md:{caption + 3}: figure: Figure 1's caption does not cite {missing}" in result.stdout
+    assert f"report.md:{caption + 5}: figure: Figure 1's caption does not cite {missing}" in result.stdout
+    rewritten = (work / "report.md").read_text().splitlines()
+    assert rewritten[summary + 2] == "Figure 3 shows the trend [S01]."
+    assert rewritten[caption + 4].startswith("*Figure 1:")
 
 
 # --- report.html in Chromium ------------------------------------------------------------------------
