@@ -6,6 +6,7 @@ import contextlib
 import http.server
 import json
 import threading
+import time
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
@@ -99,12 +100,23 @@ TIMER_PAGE = page(
     f"'{TICK_TEXT}'; clearInterval(tick); }}, 300);"
     "</script>",
 )
-# Never at rest: a counter changes every 20 ms for as long as the page is open.
+# Never at rest: a counter changes every 20 ms for as long as the page is open, and a long poll is
+# always open (each answered after POLL_SECONDS, then asked again), so the page is busy whatever the
+# machine's load (a stalled renderer can skip a tick; an open request stays open).
+POLL_SECONDS = 2.5
 RESTLESS_PAGE = page(
     "Restless",
     f'<article><h1>Restless</h1><p>{RESTLESS_TEXT}</p><p>{FILLER[0]}</p><p id="n">0</p></article>'
-    "<script>let n = 0; setInterval(() => { document.getElementById('n').textContent = ++n; }, 20);</script>",
+    "<script>let n = 0; setInterval(() => { document.getElementById('n').textContent = ++n; }, 20);"
+    "const poll = () => fetch('/long-poll').then(() => poll(), () => {}); poll();</script>",
 )
+
+
+def _long_poll(_request: object) -> Response:
+    time.sleep(POLL_SECONDS)
+    return 200, {"Content-Type": "application/json"}, b"{}"
+
+
 LOGIN = page(
     "Sign in to continue",
     '<form><h1>Sign in</h1><input name="user"><input type="password" name="pw">'
@@ -213,6 +225,7 @@ class TestSite:
             "/js": lambda r: _html(JS_PAGE),
             "/timer": lambda r: _html(TIMER_PAGE),
             "/restless": lambda r: _html(RESTLESS_PAGE),
+            "/long-poll": _long_poll,
             "/js-data": lambda r: (200, {"Content-Type": "application/json"}, data),
             "/report.pdf": lambda r: (200, {"Content-Type": "application/pdf"}, pdf),
             "/download": lambda r: (200, {"Content-Type": "application/octet-stream"}, other_pdf),
