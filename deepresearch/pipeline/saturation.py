@@ -187,4 +187,5 @@ def _more(progress: TaskProgress, config: Config, sat: Saturation, gaps: list[st
 
 
 def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'s' * (n != 1)}"
+    plural = "es" if noun.endswith(("ch", "sh", "s", "x")) else "s"
+    return f"{n} {noun}{plural * (n != 1)}"
