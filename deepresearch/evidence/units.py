@@ -14,7 +14,9 @@ written `円`, `yen` or `JPY`.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -112,18 +114,31 @@ def _alternation(words: list[str]) -> str:
 def _word_end(word: str) -> str:
     """A word ends at a non-letter or a CJK character (480万kWだった); CJK words and symbols need no
     boundary."""
-    return "" if _CJK.search(word) or not word[-1].isalpha() else r"(?![^\W\d_\u3040-\u30ff\u3400-\u9fff])"
+    # Case-sensitive (`(?-i:`): the class has no case, and under IGNORECASE Python compiles its CJK
+    # ranges character by character for each of the hundreds of words (0.9 s at every import).
+    return (
+        "" if _CJK.search(word) or not word[-1].isalpha() else r"(?-i:(?![^\W\d_\u3040-\u30ff\u3400-\u9fff]))"
+    )
 
 
-_SYMBOL_RE = re.compile(
-    "|".join(rf"{re.escape(s)}{_word_end(s)}" for s in sorted(SYMBOLS, key=len, reverse=True))
-)
-_WORD_RE = re.compile(
-    "|".join(rf"{re.escape(w)}{_word_end(w)}" for w in sorted(WORDS, key=len, reverse=True)), re.IGNORECASE
-)
-_SCALE_RE = re.compile(
-    "|".join(rf"{re.escape(w)}{_word_end(w)}" for w in sorted(SCALES, key=len, reverse=True)), re.IGNORECASE
-)
+_TABLES: dict[str, tuple[Iterable[str], re.RegexFlag]] = {
+    "symbols": (SYMBOLS, re.NOFLAG),
+    "words": (WORDS, re.IGNORECASE),
+    "scales": (SCALES, re.IGNORECASE),
+}
+
+
+@functools.cache
+def _words_re(table: str) -> re.Pattern[str]:
+    """The alternation of one table's words (`_TABLES`), longest first, each ending as `_word_end`
+    says; compiled on first use (about 0.3 s for the three: a command that reads no number does not
+    pay it)."""
+    words, flags = _TABLES[table]
+    return re.compile(
+        "|".join(rf"{re.escape(w)}{_word_end(w)}" for w in sorted(words, key=len, reverse=True)), flags
+    )
+
+
 _PREFIX_RE = re.compile(rf"(?:{_alternation(list(PREFIXES))})\s?$")
 
 
@@ -144,8 +159,8 @@ class Tail:
 
 
 def _unit_at(text: str, pos: int) -> tuple[Unit, int] | None:
-    for regex, table, fold in ((_SYMBOL_RE, SYMBOLS, False), (_WORD_RE, WORDS, True)):
-        match = regex.match(text, pos)
+    for name, table, fold in (("symbols", SYMBOLS, False), ("words", WORDS, True)):
+        match = _words_re(name).match(text, pos)
         if match:
             key = match.group().lower() if fold else match.group()
             return table[key], match.end()
@@ -164,7 +179,7 @@ def _scale_at(text: str, pos: int, long_scale: bool) -> tuple[int, int, bool] | 
     currency = _CURRENCY_SCALE_RE.match(text, pos)
     if currency:
         return TIGHT_SCALES[currency.group().lower()], currency.end(), False
-    match = _SCALE_RE.match(text, pos)
+    match = _words_re("scales").match(text, pos)
     if match is None:
         return None
     word = match.group().lower()
