@@ -137,6 +137,11 @@ class Workspace:
         return self.private / "browser-profile"
 
     @property
+    def spent_by_questions(self) -> Path:
+        """.deepresearch/questions/: each earlier question's usage ledger and search counter, by ID."""
+        return self.private / "questions"
+
+    @property
     def support_verdicts(self) -> Path:
         """The verifier's verdicts on report sentences, by sentence hash (JSON)."""
         return self.private / "support.json"

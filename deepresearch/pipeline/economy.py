@@ -16,7 +16,6 @@ from typing import Any
 
 from deepresearch.core.budget import ledger_usage
 from deepresearch.core.workspace import Workspace
-from deepresearch.pipeline.followup import QUESTIONS
 from deepresearch.report.blocks import strip_generated_sections
 from deepresearch.report.citations import cited_in_order
 from deepresearch.sources.registry import SourceRegistry
@@ -71,9 +70,7 @@ def _cited(workspace: Workspace) -> set[str]:
 
 def measure_economy(workspace: Workspace, doc: TaskDoc) -> Economy:
     """The economy of the current question (read-only: safe beside a running run)."""
-    kept = (
-        sorted((workspace.private / QUESTIONS).glob("*/")) if (workspace.private / QUESTIONS).is_dir() else []
-    )
+    kept = sorted(workspace.spent_by_questions.glob("*/")) if workspace.spent_by_questions.is_dir() else []
     archived = [r.id for r in SourceRegistry(workspace).archived()]
     earlier_archives = sum(from_earlier(doc, i) for i in archived)
     earlier = Spend(

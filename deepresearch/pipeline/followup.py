@@ -24,12 +24,10 @@ from deepresearch.report.kept import keep_report
 from deepresearch.state.model import Question, RunStatus, TaskDoc, TaskStatus, id_number, next_id
 from deepresearch.state.questions import REPORT, current_question, is_follow_up, known_marks, questions_of
 
-QUESTIONS = "questions"  # .deepresearch/questions/<ID>/: what an earlier question spent
-
 
 def spent_dir(workspace: Workspace, question_id: str) -> Path:
     """Where an earlier question's usage ledger and search counter are kept."""
-    return workspace.private / QUESTIONS / question_id
+    return workspace.spent_by_questions / question_id
 
 
 def first_line(text: str) -> str:

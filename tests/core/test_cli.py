@@ -69,6 +69,14 @@ def test_status_and_check_import_no_page_reading_library(clean_env: dict[str, st
     assert found == "[]", f"imported by status or check: {found}"
 
 
+def test_status_imports_no_report_checks(clean_env: dict[str, str], tmp_path: Path) -> None:
+    """`status` only reads: it loads neither the report's checks nor the number reader (compiled unit
+    tables), which a finished run's status once paid ~1 s for through the follow-up modules."""
+    heavy = ("deepresearch.report.finalize", "deepresearch.report.check", "deepresearch.evidence")
+    found = _heavy_imports("deepresearch.pipeline.status, deepresearch.ui.render", heavy, tmp_path, clean_env)
+    assert found == "[]", f"imported by status: {found}"
+
+
 def test_version(tmp_path: Path, clean_env: dict[str, str]) -> None:
     proc = cli(["--version"], clean_env, tmp_path)
     assert proc.returncode == 0 and proc.stdout.startswith("deepresearch 0.")
