@@ -5,9 +5,14 @@ each executor's `deepresearch archive` does its own work (its own CLI start-up, 
 
 - the per-call overhead beyond the agent's own latency (mean executor call minus the latency:
   process start of the agent, one archive of one page, writing its file);
-- the execute phase's makespan against the ideal (total executor work / concurrency).
+- the execute phase's makespan against the ideal (total executor work / concurrency);
+- with `--sandbox bwrap`, every agent call inside bubblewrap (its own folder, the private folder
+  hidden, the archive checked by the host policy and its proxy), and the time to make one call's
+  private copy of a CLI's configuration (a ~/.claude of a person who uses it every day).
 
-Run: python bench/pipeline.py [--tasks 8] [--latency 1.0] [--concurrency 4] [--no-browser]
+Run: python bench/pipeline.py [--tasks 8] [--latency 1.0] [--concurrency 3] [--no-browser] [--service-only]
+     [--sandbox off|bwrap]
+(--concurrency defaults to the configuration's default, 3 executors at once.)
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from deepresearch.core.config import Config  # noqa: E402
 from tests.helpers import PageServer, write_scenario, write_workspace_config  # noqa: E402
 
 
@@ -68,7 +74,7 @@ def run(args: argparse.Namespace, with_service: bool) -> Measured:
         work.mkdir()
         write_workspace_config(
             work, browser=args.browser, concurrency=args.concurrency, max_tasks=args.tasks, analysis="never",
-            max_figures=0,
+            max_figures=0, sandbox=args.sandbox,
         )  # fmt: skip
         scenario = {
             "planner": plan(args.tasks),
@@ -76,7 +82,8 @@ def run(args: argparse.Namespace, with_service: bool) -> Measured:
             "page_base": pages.base_url,
             "without_service": not with_service,
         }
-        env = {**os.environ, "FAKE_AGENT_SCENARIO": str(write_scenario(Path(tmp) / "s.yaml", scenario))}
+        # In the workspace: the sandbox hides the rest of /tmp.
+        env = {**os.environ, "FAKE_AGENT_SCENARIO": str(write_scenario(work / "scenario.yaml", scenario))}
         env["PYTHONPATH"] = str(REPO)
         started = time.monotonic()
         proc = subprocess.run(
@@ -117,19 +124,58 @@ def report(name: str, measured: Measured, args: argparse.Namespace) -> float:
     return overhead
 
 
+def config_copy_seconds(rounds: int = 20) -> tuple[float, int]:
+    """(mean seconds to make one call's private copy of a CLI's configuration, bytes copied) for a
+    ~/.claude with settings, plugins and 50 MB of session history (which is not copied)."""
+    from deepresearch.agents.claude import ClaudeBackend
+    from deepresearch.agents.confine import private_config
+
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        claude = home / ".claude"
+        for n in range(200):  # plugins, commands, agents: many small files
+            path = claude / "plugins" / f"p{n % 10}" / f"file{n}.md"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("x" * 4000)
+        (claude / "settings.json").write_text('{"theme": "dark"}')
+        (claude / ".credentials.json").write_text('{"claudeAiOauth": {}}')
+        (home / ".claude.json").write_text("{" + '"k": 1,' * 20000 + '"end": 0}')
+        for n in range(50):  # session history: left behind
+            (claude / "projects" / "p").mkdir(parents=True, exist_ok=True)
+            (claude / "projects" / "p" / f"s{n}.jsonl").write_bytes(b"x" * 1_000_000)
+        times = []
+        copied = 0
+        for _ in range(rounds):
+            started = time.perf_counter()
+            config = private_config(ClaudeBackend(), {"HOME": str(home)})
+            times.append(time.perf_counter() - started)
+            assert config.scratch is not None
+            copied = sum(p.stat().st_size for p in config.scratch.rglob("*") if p.is_file())
+            config.close()
+    return statistics.mean(times), copied
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=8)
     parser.add_argument("--latency", type=float, default=1.0, help="seconds each executor call sleeps")
-    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--concurrency", type=int, default=Config().concurrency)
+    parser.add_argument("--service-only", action="store_true", help="skip the run without the tool service")
     parser.add_argument(
         "--no-browser", dest="browser", action="store_false", help="archive with plain HTTP (no Chromium)"
     )
+    parser.add_argument("--sandbox", choices=("off", "bwrap"), default="off", help="agents in bubblewrap")
     args = parser.parse_args()
     print(
         f"tasks {args.tasks}, executor latency {args.latency:.2f}s, concurrency {args.concurrency}, "
-        f"{'Chromium' if args.browser else 'plain HTTP'}, {os.cpu_count()} CPUs\n"
+        f"{'Chromium' if args.browser else 'plain HTTP'}, sandbox {args.sandbox}, {os.cpu_count()} CPUs\n"
     )
+    if args.sandbox == "bwrap":
+        seconds, copied = config_copy_seconds()
+        print(f"private copy of a CLI's config per call: {seconds * 1000:.1f} ms ({copied / 1e6:.1f} MB)\n")
+    if args.service_only:
+        report("with the tool service (one browser for the run)", run(args, True), args)
+        return
     without = report(
         "without the tool service (each archive its own CLI and browser)", run(args, False), args
     )

@@ -45,6 +45,16 @@ def skip_without_sandbox() -> None:
     pytest.skip(reason)
 
 
+# What the fake agent reads from its environment (its scenario file): passed to agents by name, as a
+# person names what their own custom CLI needs (`agent_env`; core/agent_env.py passes nothing else).
+FAKE_AGENT_ENV = ["FAKE_AGENT_*"]
+# The tests' web pages are served on 127.0.0.1, which archiving refuses unless a person allows it
+# (sources/netguard.py). A test that archives from its own local server allows it with
+# `allow_private_hosts: LOCAL_HOSTS` in its configuration (write_workspace_config does).
+LOCAL_HOSTS = ["127.0.0.1", "localhost"]
+LOCAL_HOSTS_ENV = "DEEPRESEARCH_ALLOW_PRIVATE_HOSTS"  # the same for a subprocess's environment
+
+
 def fake_agent_command() -> list[str]:
     """The custom-backend argv template that runs the fake agent CLI."""
     return [sys.executable, str(FAKE_AGENT), "--prompt-file", "{prompt_file}", "--workdir", "{workdir}"]
@@ -66,6 +76,8 @@ def write_workspace_config(workdir: Path, browser: bool = False, **settings: obj
         "backoff_base": 0.01,
         "max_batches": 1,
         "sandbox": "off",
+        "agent_env": FAKE_AGENT_ENV,
+        "allow_private_hosts": LOCAL_HOSTS,
     }
     if not browser:
         config["chromium_path"] = str(workdir / "no-chromium-here")

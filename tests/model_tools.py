@@ -14,7 +14,7 @@ from typing import Any
 from tests.model_wire import ToolCall, Turn
 
 SHELL_TOOLS = ("Bash", "run_shell_command", "bash", "shell", "exec_command", "shell_command")
-WRITE_TOOLS = ("Write", "write_file", "create", "apply_patch")
+WRITE_TOOLS = ("Write", "write_file", "write", "create", "apply_patch")
 RUNNING_SESSION = re.compile(r"session ID:? (\d+)", re.I)
 
 
@@ -43,7 +43,8 @@ def write_call(turn: Turn, path: str, text: str) -> ToolCall:
         return ToolCall(name, {"input": patch}, freeform=turn.tools[name].get("type") == "custom")
     schema = _properties(turn.tools[name])
     path_key = next(
-        (k for k in ("file_path", "path", "absolute_path", "filename") if k in schema), "file_path"
+        (k for k in ("file_path", "filePath", "path", "absolute_path", "filename") if k in schema),
+        "file_path",
     )
     text_key = next((k for k in ("content", "file_text", "text") if k in schema), "content")
     return ToolCall(name, {path_key: path, text_key: text})

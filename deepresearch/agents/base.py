@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from deepresearch.core.process import ProcessOutcome
 from deepresearch.core.roles import ToolProfile
@@ -31,6 +31,7 @@ class FailureKind(StrEnum):
     TIMEOUT = "timeout"
     CRASHED = "crashed"  # non-zero exit without a recognisable cause
     BAD_OUTPUT = "bad_output"  # ran, but its output (stdout or output file) is unusable
+    CONTEXT_TOO_LONG = "context_too_long"  # the prompt does not fit the model's context window
     BAD_ARGUMENTS = "bad_arguments"
     INTERRUPTED = "interrupted"
 
@@ -105,13 +106,20 @@ class AgentResult:
 class AgentBackend(Protocol):
     """One agent CLI. Implementations live one per module in `deepresearch/agents/`."""
 
-    name: str  # copilot | claude | gemini | codex | custom
+    name: str  # copilot | claude | gemini | codex | opencode | qwen | custom
     executable: str  # the program looked up on PATH
     install_hint: str  # the command that installs it
     login_hint: str  # what to run to log in
     # Environment variables that can carry its credentials besides its own login store (for
     # `deepresearch doctor`); None when unknown (a custom command).
     credential_env: tuple[str, ...] | None
+    # The other variables its CLI reads (endpoint, home, model, options; a trailing * is a prefix):
+    # with credential_env, all an agent gets of the person's environment besides the basics
+    # (core.agent_env) and the `agent_env` setting.
+    cli_env: tuple[str, ...]
+    # Files inside its config folders that hold credentials: in the sandbox the config is a private
+    # copy per call, but these stay the real files, so a token the CLI refreshes is kept.
+    credential_files: tuple[str, ...]
     permissions: PermissionProfile
 
     def build_argv(self, request: AgentRequest) -> list[str]:
@@ -127,7 +135,8 @@ class AgentBackend(Protocol):
         ...
 
     def config_paths(self, env: Mapping[str, str]) -> tuple[Path, ...]:
-        """The CLI's own config and credential folders and files (kept read-write in the sandbox)."""
+        """The CLI's own config and credential folders and files (a private copy per call in the
+        sandbox)."""
         ...
 
     def version_argv(self) -> list[str] | None:
@@ -143,6 +152,26 @@ class AgentBackend(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class ModelEndpoint:
+    """Where a CLI configured for an OpenAI-compatible provider sends a model's requests."""
+
+    provider: str  # the provider's name in the CLI's configuration
+    model: str
+    base_url: str  # ends before /chat/completions, e.g. http://127.0.0.1:11434/v1
+    api_key: str | None = None  # resolved for the doctor's reachability check; never printed
+
+
+@runtime_checkable
+class ProviderConfigured(Protocol):
+    """A backend whose CLI reaches any provider its own configuration names (opencode, qwen): it
+    can say which endpoint a model resolves to, for `deepresearch doctor`."""
+
+    def model_endpoint(self, model: str | None, env: Mapping[str, str]) -> ModelEndpoint | str:
+        """The endpoint `model` (else the CLI's configured default) resolves to, or why none."""
+        ...
+
+
 # Phrases that CLIs print for each failure class, in the order they are checked.
 _PATTERNS: list[tuple[FailureKind, re.Pattern[str]]] = [
     (
@@ -154,6 +183,14 @@ _PATTERNS: list[tuple[FailureKind, re.Pattern[str]]] = [
         ),
     ),
     (FailureKind.RATE_LIMITED, re.compile(r"rate.?limit|too many requests|\b429\b|quota", re.I)),
+    (
+        FailureKind.CONTEXT_TOO_LONG,
+        re.compile(
+            r"context.?length|context.?window|maximum context|prompt is too long|context.?overflow|"
+            r"exceeds? the (?:model'?s? )?(?:maximum )?(?:context|input|token limit)",
+            re.I,
+        ),
+    ),
     (
         FailureKind.OVERLOADED,
         re.compile(r"overloaded|internal server error|server error|\b50[0-4]\b|service unavailable", re.I),
@@ -195,6 +232,11 @@ def tail(text: str, lines: int = 5) -> str:
     """The last few non-empty lines of a CLI's output, for error messages."""
     kept = [line for line in text.strip().splitlines() if line.strip()]
     return "\n".join(kept[-lines:])
+
+
+def declared_env(backend: AgentBackend) -> tuple[str, ...]:
+    """Every variable (or prefix) a backend declares: its credentials and what its CLI reads."""
+    return (*(backend.credential_env or ()), *backend.cli_env)
 
 
 def env_home(env: Mapping[str, str]) -> Path:

@@ -26,7 +26,6 @@ from deepresearch.agents.base import (
     FailureKind,
     PermissionProfile,
     ProcessOutcome,
-    ToolProfile,
     env_home,
 )
 from deepresearch.agents.parsing import (
@@ -47,9 +46,10 @@ RESEARCHER_DENIED_TOOLS = ("WebFetch", "WebSearch")
 _GLOB_SPECIAL = re.compile(r"([*?\[\]\\])")
 PERMISSIONS = PermissionProfile(
     researcher="--permission-mode dontAsk; allowed: Bash(<search script>:*), Bash(<archive script>:*), "
+    "Bash(<check script>:*), "
     "Read(//<workspace>/**), Edit(//<output file>); web tools removed",
-    writer="--permission-mode dontAsk; allowed: Read(//<workspace>/**), Edit(//<output file>); "
-    "shell and web tools removed",
+    writer="--permission-mode dontAsk; allowed: Read(//<workspace>/**), Edit(//<output file>) (and, for the "
+    "analyst and synthesizer, Bash(<check script>:*)); shell otherwise and web tools removed",
 )
 # One quick retry inside claude saves a long session from a blip; our backoff handles the rest.
 MAX_RETRIES = "1"
@@ -67,6 +67,11 @@ class ClaudeBackend:
         "ANTHROPIC_AUTH_TOKEN",
         "CLAUDE_CODE_OAUTH_TOKEN",
     )
+    cli_env: tuple[str, ...] = (
+        "ANTHROPIC_*", "CLAUDE_CODE_*", "CLAUDE_CONFIG_DIR", "API_TIMEOUT_MS", "MAX_THINKING_TOKENS",
+        "DISABLE_TELEMETRY", "DISABLE_AUTOUPDATER", "DISABLE_ERROR_REPORTING", "CLOUD_ML_REGION",
+    )  # fmt: skip
+    credential_files: tuple[str, ...] = (".credentials.json",)
     permissions = PERMISSIONS
 
     def build_argv(self, request: AgentRequest) -> list[str]:
@@ -81,7 +86,7 @@ class ClaudeBackend:
             f"Edit({_absolute_rule(request.output_file)})",
         ]
         denied: tuple[str, ...] = WRITER_DENIED_TOOLS
-        if request.tools is ToolProfile.RESEARCHER:
+        if request.tool_commands:  # a researcher's tools, or a writer's self-check: those commands only
             allowed = [f"Bash({shlex.quote(str(c))}:*)" for c in request.tool_commands] + allowed
             denied = RESEARCHER_DENIED_TOOLS
         # The tool options take several values each: last, so they cannot swallow anything else.

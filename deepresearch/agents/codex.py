@@ -6,7 +6,8 @@ rules are prefix matches with no "deny everything else"). What it can express is
 commands touch: each call gets a permission profile (`-c default_permissions=...` and
 `-c permissions.deepresearch.filesystem={...}`) under which commands read only the system's minimal
 folders, the workspace, the folders the tool scripts run from and codex's own helper folder, write
-only the workspace's `logs/` (where the output file is), and reach no network address. The tool
+only the call's own folder `logs/calls/<label>/` (where its output file is), and reach no network
+address. The tool
 scripts reach the web through the run's tool service, over its Unix socket, and codex's seccomp
 filter refuses every Unix socket while the network is off: researchers therefore get the network
 "on" behind codex's own proxy (`features.network_proxy`) with no domain allowed, which blocks every
@@ -34,7 +35,6 @@ from deepresearch.agents.base import (
     FailureKind,
     PermissionProfile,
     ProcessOutcome,
-    ToolProfile,
     env_home,
 )
 from deepresearch.agents.parsing import (
@@ -59,16 +59,17 @@ SOCKETS_ONLY = (
     "-c",
     "features.network_proxy=true",
 )
-WRITABLE = "logs"  # in the workspace: where every output file is
 PERMISSIONS = PermissionProfile(
     researcher="permission profile: read the system's minimal folders, the workspace and the tool "
-    "scripts' interpreter; write only logs/; no host reachable (network proxy, no domain allowed), Unix "
+    "scripts' interpreter; write only the call's own folder logs/calls/<label>/; no host reachable (network proxy, no domain allowed), Unix "
     "sockets allowed (the tool service); web search off",
-    writer="the same filesystem rules without the tool scripts' folders; no network",
+    writer="the same filesystem rules; the analyst and synthesizer (the self-check script) with the "
+    "tool scripts' folders and Unix sockets, the other writers without them and with no network",
     gaps=(
         "cannot limit which commands run (only what they read, write and reach)",
-        "cannot allow one Unix socket: researchers may connect to any (the OS sandbox hides /run's)",
-        "writes: anywhere in logs/, not only the output file",
+        "cannot allow one Unix socket: the roles that run tool scripts may connect to any (the OS sandbox "
+        "hides /run's)",
+        "writes: anywhere in the call's own folder, not only the output file",
         "a sandbox_mode in ~/.codex/config.toml switches codex to its older sandbox, which ignores the profile",
     ),
 )
@@ -84,6 +85,8 @@ class CodexBackend:
     install_hint = "npm install -g @openai/codex"
     login_hint = "run `codex login` (or `codex login --with-api-key`)"
     credential_env: tuple[str, ...] | None = ("OPENAI_API_KEY", "CODEX_API_KEY")
+    cli_env: tuple[str, ...] = ("OPENAI_*", "CODEX_*")
+    credential_files: tuple[str, ...] = ("auth.json",)
     permissions = PERMISSIONS
 
     def build_argv(self, request: AgentRequest) -> list[str]:
@@ -93,7 +96,7 @@ class CodexBackend:
         if request.model:
             argv += ["-m", request.model]
         argv += ["-c", f'default_permissions="{PROFILE}"', "-c", filesystem_rules(request), *NO_WEB_SEARCH]
-        if request.tools is ToolProfile.RESEARCHER:
+        if request.tool_commands:  # the tool scripts reach the run's tool service over its socket
             argv += SOCKETS_ONLY
         return [*argv, *request.extra_args, request.prompt]
 
@@ -154,7 +157,14 @@ def filesystem_rules(request: AgentRequest) -> str:
     # codex runs its sandboxed commands through a helper it links under its home's tmp/.
     readable = [codex_home(request.environ) / "tmp", *request.tool_roots]
     entries = [('":minimal"', '"read"')] + [(json.dumps(str(p)), '"read"') for p in dict.fromkeys(readable)]
-    entries.append(('":workspace_roots"', f'{{"." = "read", {json.dumps(WRITABLE)} = "write"}}'))
+    # Writes: the call's own folder (its output file's), never logs/ or another call's folder.
+    own = request.output_file.parent
+    writable = (
+        own.relative_to(request.workdir).as_posix() if own.is_relative_to(request.workdir) else str(own)
+    )
+    roots = {".": "read", writable: "write"}  # (a call in a folder of its own: "." is its folder)
+    table = ", ".join(f"{json.dumps(path)} = {json.dumps(access)}" for path, access in roots.items())
+    entries.append(('":workspace_roots"', f"{{{table}}}"))
     table = ", ".join(f"{key} = {value}" for key, value in entries)
     return f"permissions.{PROFILE}.filesystem={{{table}}}"
 

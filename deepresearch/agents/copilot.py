@@ -31,7 +31,6 @@ from deepresearch.agents.base import (
     AgentResult,
     PermissionProfile,
     ProcessOutcome,
-    ToolProfile,
     env_home,
 )
 from deepresearch.agents.parsing import (
@@ -53,10 +52,11 @@ WRITER_PERMISSIONS = (
 )
 RESEARCHER_PERMISSIONS = ("--excluded-tools=web_fetch,web_search", "--disallow-temp-dir")
 PERMISSIONS = PermissionProfile(
-    researcher="--allow-tool=shell(<search script>:*) shell(<archive script>:*) write(<output file>); "
+    researcher="--allow-tool=shell(<search script>:*) shell(<archive script>:*) shell(<check script>:*) "
+    "write(<output file>); "
     "files limited to the workspace (-C, --disallow-temp-dir); web tools excluded",
-    writer="--allow-tool=write(<output file>), --deny-tool=shell; files limited to the workspace; "
-    "shell and web tools excluded",
+    writer="--allow-tool=write(<output file>), --deny-tool=shell (the analyst and synthesizer: "
+    "--allow-tool=shell(<check script>:*) instead); files limited to the workspace; web tools excluded",
     gaps=("reads: any file in the workspace (not only task.md, the archives and its prompt)",),
 )
 
@@ -75,6 +75,10 @@ class CopilotBackend:
         "GITHUB_TOKEN",
         "COPILOT_PROVIDER_BASE_URL",
     )
+    cli_env: tuple[str, ...] = ("COPILOT_*", "GH_HOST")
+    # Its token lives in the system keychain or in config.json beside its settings: the whole file
+    # stays private to the call (GitHub's tokens do not expire, so nothing is lost).
+    credential_files: tuple[str, ...] = ()
     permissions = PERMISSIONS
 
     def build_argv(self, request: AgentRequest) -> list[str]:
@@ -84,7 +88,7 @@ class CopilotBackend:
         if request.model:
             argv += ["--model", request.model]
         argv.append(f"--allow-tool=write({request.output_file})")
-        if request.tools is ToolProfile.WRITER:
+        if not request.tool_commands:  # a writer without the self-check: no shell at all
             argv += WRITER_PERMISSIONS
         else:
             argv += [

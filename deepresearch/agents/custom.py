@@ -47,6 +47,8 @@ class CustomBackend:
 
     name = "custom"
     credential_env: tuple[str, ...] | None = None  # an unknown CLI: nothing to look for
+    cli_env: tuple[str, ...] = ()  # what it needs, its user names in `agent_env`
+    credential_files: tuple[str, ...] = ()
     permissions = PERMISSIONS
 
     def __init__(self, template: Sequence[str], source: str = "configuration") -> None:

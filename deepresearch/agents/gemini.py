@@ -7,8 +7,9 @@ the role's rules at the highest user priority: `write_file`/`replace` allowed on
 output file (an `argsPattern` on `file_path`), researchers' `run_shell_command` allowed only with
 the two tool scripts as `commandPrefix` (gemini checks each part of `a && b` on its own), every
 other shell command, write and the web tools denied. Its file tools never leave the workspace.
-`--policy` replaces the user's own policy folder (`~/.gemini/policies`), so its files are copied
-next to ours.
+`--policy` replaces the user's own policy folder (`~/.gemini/policies`), so its rules are copied
+next to ours, each with its priority capped below ours (USER_PRIORITY_CAP): the run's rules always
+win, and a policy file planted in `~/.gemini/policies` cannot loosen them.
 
 Environment: gemini's retries (`general.maxAttempts`, 10 by default) and its auth type live in its
 settings file. Moving its home (`GEMINI_CLI_HOME`) would hide the user's Google login, and a
@@ -29,6 +30,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -38,7 +40,6 @@ from deepresearch.agents.base import (
     FailureKind,
     PermissionProfile,
     ProcessOutcome,
-    ToolProfile,
     env_home,
 )
 from deepresearch.agents.parsing import (
@@ -59,11 +60,12 @@ from deepresearch.core.workspace import Workspace
 WRITE_TOOLS = ("write_file", "replace")
 WEB_TOOLS = ("web_fetch", "google_web_search")
 ALLOW_PRIORITY, DENY_PRIORITY = 999, 990  # the user tier's highest: above the user's own rules
+USER_PRIORITY_CAP = 980  # the person's own rules, copied in, rank below every rule of the run
 PERMISSIONS = PermissionProfile(
-    researcher="--approval-mode default, --policy: run_shell_command only with the two tool scripts "
-    "as commandPrefix, write_file/replace only on the output file, web tools denied",
-    writer="--approval-mode default, --policy: write_file/replace only on the output file; shell and "
-    "web tools denied",
+    researcher="--approval-mode default, --policy: run_shell_command only with the search, archive and "
+    "check scripts as commandPrefix, write_file/replace only on the output file, web tools denied",
+    writer="--approval-mode default, --policy: write_file/replace only on the output file; shell (but "
+    "the check script, for the analyst and synthesizer) and web tools denied",
 )
 MAX_ATTEMPTS = 2  # with a custom endpoint: one quick retry inside gemini; our backoff does the rest
 API_KEY_AUTH = "gemini-api-key"
@@ -91,6 +93,11 @@ class GeminiBackend:
         "GOOGLE_GENAI_USE_VERTEXAI",
         "GOOGLE_GENAI_USE_GCA",
     )
+    cli_env: tuple[str, ...] = (
+        "GEMINI_*", "GOOGLE_GEMINI_*", "GOOGLE_GENAI_*", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_PROJECT_ID",
+        "GOOGLE_CLOUD_LOCATION", "GOOGLE_APPLICATION_CREDENTIALS",
+    )  # fmt: skip
+    credential_files: tuple[str, ...] = ("oauth_creds.json", "google_accounts.json")
     permissions = PERMISSIONS
 
     def build_argv(self, request: AgentRequest) -> list[str]:
@@ -190,7 +197,7 @@ def role_policy(request: AgentRequest) -> str:
         _rule(WRITE_TOOLS, "allow", ALLOW_PRIORITY, argsPattern=path_pattern),
         _rule(WRITE_TOOLS + WEB_TOOLS, "deny", DENY_PRIORITY),
     ]
-    if request.tools is ToolProfile.RESEARCHER and request.tool_commands:
+    if request.tool_commands:  # a researcher's tools, or a writer's self-check
         prefixes = [shlex.quote(str(command)) for command in request.tool_commands]
         rules.append(_rule(("run_shell_command",), "allow", ALLOW_PRIORITY, commandPrefix=prefixes))
     rules.append(_rule(("run_shell_command",), "deny", DENY_PRIORITY))
@@ -216,14 +223,44 @@ def _gemini_dir(base: Mapping[str, str]) -> Path:
 
 
 def _fill_policies(folder: Path, policy: str, user_policies: Path) -> None:
-    """Write the call's rules and mirror the user's `*.toml` policies as `user-*.toml`."""
+    """Write the call's rules and mirror the user's `*.toml` policies as `user-*.toml`, ranked below."""
     write_if_changed(folder / "deepresearch.toml", policy)
     wanted = {f"user-{p.name}": p for p in sorted(user_policies.glob("*.toml")) if p.is_file()}
     for name, source in wanted.items():
-        write_if_changed(folder / name, source.read_text(encoding="utf-8"))
+        write_if_changed(folder / name, ranked_below(source))
     for stale in folder.glob("user-*.toml"):
         if stale.name not in wanted:
             stale.unlink(missing_ok=True)
+
+
+def ranked_below(source: Path) -> str:
+    """A user policy file's rules with every priority capped at USER_PRIORITY_CAP; a file that does
+    not parse, and entries that are not plain rules, are left out (said in a comment)."""
+    head = f"# {source.name} from the user's policies, every priority at most {USER_PRIORITY_CAP}.\n"
+    try:
+        rules = tomllib.loads(source.read_text(encoding="utf-8")).get("rule", [])
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return head + f"# left out: it could not be read ({exc})\n"
+    kept: list[str] = []
+    for rule in rules if isinstance(rules, list) else []:
+        fields = {k: v for k, v in rule.items() if _plain(v)} if isinstance(rule, dict) else {}
+        if not fields.get("toolName") or len(fields) != len(rule):
+            kept.append("# left out: a rule this copy cannot express")
+            continue
+        priority = fields.get("priority", 0)
+        number = priority if isinstance(priority, (int, float)) and not isinstance(priority, bool) else 0
+        fields["priority"] = min(number, USER_PRIORITY_CAP)
+        kept.append(
+            "\n".join(["[[rule]]", *(f"{key} = {json.dumps(value)}" for key, value in fields.items())])
+        )
+    return head + "\n\n".join(kept) + "\n"
+
+
+def _plain(value: object) -> bool:
+    """A TOML value that JSON spells the same way: text, number, boolean, a list of those."""
+    if isinstance(value, list):
+        return all(_plain(item) for item in value)
+    return isinstance(value, (str, int, float, bool))
 
 
 def _read_json(path: Path) -> dict[str, object]:

@@ -138,6 +138,11 @@ def failure_message(
         return f"{name} could not be started: {detail or 'command not found'}"
     if kind is FailureKind.BAD_OUTPUT:
         return f"{name} finished but its output could not be read: {detail or '(no output)'}"
+    if kind is FailureKind.CONTEXT_TOO_LONG:
+        return (
+            f"{name}: the prompt does not fit the model's context window{http}: use a model with a "
+            "larger context (for Ollama, raise num_ctx or OLLAMA_CONTEXT_LENGTH)"
+        )
     return f"{name} failed: {detail or '(nothing on stderr)'}"
 
 
@@ -148,6 +153,8 @@ def crash_or_cause(
     by phrases in `text`, else CRASHED (exit 127 with no cause: the program was not found)."""
     status = status if status is not None else status_in_text(text)
     kind = classify_http_status(status) or classify_text(text)
+    if kind is FailureKind.BAD_ARGUMENTS and classify_text(text) is FailureKind.CONTEXT_TOO_LONG:
+        kind = FailureKind.CONTEXT_TOO_LONG  # a 400 that says why: the prompt is too long
     if kind is FailureKind.CRASHED and outcome.exit_code == 127:
         kind = FailureKind.NOT_INSTALLED
     detail = text

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from deepresearch.agents.base import AgentBackend
 from deepresearch.agents.claude import ClaudeBackend
@@ -11,18 +11,23 @@ from deepresearch.agents.codex import CodexBackend
 from deepresearch.agents.copilot import CopilotBackend
 from deepresearch.agents.custom import EXAMPLE, CustomBackend
 from deepresearch.agents.gemini import GeminiBackend
+from deepresearch.agents.opencode import OpencodeBackend
+from deepresearch.agents.qwen import QwenBackend
 from deepresearch.core.config import Config
 from deepresearch.core.errors import ConfigError, NoAgentError
 
 Which = Callable[[str], str | None]
 
-# The order of preference when no agent is configured.
-DETECTION_ORDER = ("copilot", "claude", "gemini", "codex")
+# The order of preference when no agent is configured: the vendor CLIs first (logged in to their
+# own models), then the two that reach any provider their configuration names.
+DETECTION_ORDER = ("copilot", "claude", "gemini", "codex", "opencode", "qwen")
 BUILTIN: dict[str, Callable[[], AgentBackend]] = {
     "copilot": CopilotBackend,
     "claude": ClaudeBackend,
     "gemini": GeminiBackend,
     "codex": CodexBackend,
+    "opencode": OpencodeBackend,
+    "qwen": QwenBackend,
 }
 
 
@@ -61,7 +66,7 @@ def get_backend(name: str, config: Config) -> AgentBackend:
 
 
 def detect_default(which: Which = shutil.which) -> str | None:
-    """The first installed CLI in the order copilot, claude, gemini, codex; None when none is."""
+    """The first installed CLI in DETECTION_ORDER; None when none is."""
     for name in DETECTION_ORDER:
         if which(BUILTIN[name]().executable):
             return name
@@ -89,3 +94,12 @@ def resolve_executable(backend: AgentBackend, which: Which = shutil.which) -> st
             hint=backend.install_hint,
         )
     raise NoAgentError(f"{backend.name} is not installed: {backend.install_hint}")
+
+
+def check_installed(config: Config, roles: Iterable[str], which: Which = shutil.which) -> None:
+    """Every agent CLI the `roles` use is configured and installed, or the error (with the command
+    that installs it) is raised now: before a run creates anything."""
+    for name in dict.fromkeys(config.role(role).agent for role in roles):
+        if name is None:
+            raise NoAgentError("no agent CLI chosen", hint=install_hints())
+        resolve_executable(get_backend(name, config), which)

@@ -2,13 +2,17 @@
 
 `AgentRunner.call` is how the pipeline talks to any agent CLI. It writes the rendered prompt to
 `logs/prompts/`, runs the CLI through the one `ProcessRunner`, parses the output with the backend,
-records usage in the run's `Budget` (which refuses a call past `max_agent_calls`), emits start/finish events, retries retryable failures with exponential backoff, and
-raises `AgentError` / `NoAgentError` for failures that retrying cannot fix.
+records usage in the run's `Budget` (every attempt is reserved there before it starts, under the
+stage the call belongs to: a call past the ceiling never starts), emits start/finish events, retries
+retryable failures with exponential backoff (a retry the budget refuses is not made), and raises
+`AgentError` / `NoAgentError` for failures that retrying cannot fix.
 
-Every call is confined (docs: README "Security model"): its environment has no tool secrets
-(core.agent_env) and points the tool scripts at the run's tool service; researchers get the two
-tool scripts (core.commands) and the CLI's rules allow only those; and, where bubblewrap works (or
-`sandbox: bwrap` demands it), the process runs inside the OS sandbox (core.sandbox).
+Every call is confined (docs: README "Security model"; agents.confine): its environment is an
+allowlist (core.agent_env) that points the tool scripts at the run's tool service; it may write only
+its own folder `logs/calls/<label>/`; researchers get the search and archive scripts, and the roles
+whose output code checks the self-check script (core.commands), and the CLI's rules allow only
+those; and, where bubblewrap works (or `sandbox: bwrap` demands it), the process runs inside the OS
+sandbox (core.sandbox) with a private copy of its CLI's configuration.
 """
 
 from __future__ import annotations
@@ -23,19 +27,26 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from deepresearch.agents.base import AgentBackend, AgentRequest, AgentResult, FailureKind, ToolProfile
+from deepresearch.agents import confine
+from deepresearch.agents.base import AgentBackend, AgentRequest, AgentResult, FailureKind
 from deepresearch.agents.registry import get_backend, resolve_executable
 from deepresearch.core import sandbox
-from deepresearch.core.agent_env import agent_environment
 from deepresearch.core.attribution import CALL_ENV, TASK_ENV
-from deepresearch.core.budget import Budget
-from deepresearch.core.commands import SERVICE_ENV, WORKDIR_ENV, client_roots, write_tool_commands
+from deepresearch.core.budget import Budget, CallTicket
+from deepresearch.core.commands import (
+    SERVICE_ENV,
+    WORKDIR_ENV,
+    client_roots,
+    tool_commands,
+    write_tool_commands,
+)
 from deepresearch.core.config import Config
-from deepresearch.core.errors import AgentError, NoAgentError
+from deepresearch.core.errors import AgentError, BudgetExhaustedError, NoAgentError
 from deepresearch.core.events import AgentFinished, AgentRetry, AgentStarted, EventSink, Notice
 from deepresearch.core.process import ProcessRunner
 from deepresearch.core.proctable import ProcessTable
 from deepresearch.core.roles import Role, tools_for
+from deepresearch.core.spendplan import Stage
 from deepresearch.core.workspace import Workspace
 
 FINAL_FAILURES = {FailureKind.NOT_INSTALLED, FailureKind.NOT_LOGGED_IN, FailureKind.BAD_ARGUMENTS}
@@ -78,6 +89,8 @@ class AgentCall:
     prompt_text: str
     output_file: Path
     prompt_name: str = ""  # file name under logs/prompts/ (default: the label)
+    stage: Stage = Stage.RESEARCH  # what the budget counts it as (what it must leave for later)
+    ticket: CallTicket | None = None  # a reservation made by the caller for the first attempt
 
 
 class AgentRunner:
@@ -112,9 +125,13 @@ class AgentRunner:
 
     def sandbox_state(self) -> tuple[sandbox.SandboxStatus, bool]:
         """(what bubblewrap can do here, whether agents run in it), decided once per runner; a
-        ConfigError for `sandbox: bwrap` without a working bubblewrap, a warning for `auto`."""
+        ConfigError for `sandbox: bwrap` without a working bubblewrap, a warning for `auto`, and a
+        ConfigError when the workspace or a `sandbox_paths` folder would show the home folder."""
         with self._lock:
             if self._sandbox is None:
+                home = Path(self.environ.get("HOME") or Path.home())
+                sandbox.check_workspace(self.workspace.root, home)
+                sandbox.check_writable(self.config.sandbox_paths, home)
                 mode = self.config.sandbox
                 status = (
                     self.probe_sandbox()
@@ -144,10 +161,12 @@ class AgentRunner:
         (retryable failures exhausted); raises for final failures (not installed / logged in)."""
         backend, executable = self.backend_for(call.role)
         role_config = self.config.role(call.role)
+        confine.own_folder(self.workspace, call.output_file)
         prompt_file = self._write_prompt(call)
         tools = tools_for(call.role)
-        researcher = tools is ToolProfile.RESEARCHER
-        commands = write_tool_commands(self.workspace).all if researcher else ()
+        commands = tool_commands(self.workspace).for_role(call.role)
+        if commands:  # rewritten before each call that may run them (an agent could have changed them)
+            write_tool_commands(self.workspace)
         request = AgentRequest(
             role=call.role,
             label=call.label,
@@ -159,28 +178,39 @@ class AgentRunner:
             model=role_config.model,
             extra_args=tuple(self.config.backend_args.get(backend.name, [])),
             tool_commands=commands,
-            tool_roots=(*install_roots(executable), *(client_roots() if researcher else ())),
-            environ=self._child_env(call),
+            tool_roots=(*install_roots(executable), *(client_roots() if commands else ())),
+            environ=self._child_env(call, backend),
         )
         attempts = self.config.retries + 1
         result = AgentResult.failed(FailureKind.CRASHED, "not run")
-        for attempt in range(1, attempts + 1):
-            self.budget.check_call()
-            if attempt > 1:  # asking the service's address again restarts it if it died meanwhile
-                request = replace(request, environ=self._child_env(call))
-            result = self._attempt(backend, request, call, attempt, role_config.timeout)
-            if result.ok:
-                return result
-            assert result.failure is not None
-            if result.failure in FINAL_FAILURES:
-                raise _final_error(backend, result)
-            if result.failure is FailureKind.INTERRUPTED or not result.failure.retryable:
-                return result
-            if attempt < attempts:
-                delay = min(self.config.backoff_max, self.config.backoff_base * 2 ** (attempt - 1))
-                self.sink(AgentRetry(call.role, call.label, attempt, delay, result.message))
-                self.sleep(delay)
-        return result
+        ticket = call.ticket
+        try:
+            for attempt in range(1, attempts + 1):
+                if ticket is None or not ticket.open:
+                    try:
+                        ticket = self.budget.reserve_call(call.stage)
+                    except BudgetExhaustedError as exc:
+                        if attempt == 1:
+                            raise
+                        result.message = f"{result.message} (not retried: {exc.message})"
+                        return result
+                if attempt > 1:  # asking the service's address again restarts it if it died meanwhile
+                    request = replace(request, environ=self._child_env(call, backend))
+                result = self._attempt(backend, request, call, attempt, role_config.timeout, ticket)
+                if result.ok:
+                    return result
+                assert result.failure is not None
+                if result.failure in FINAL_FAILURES:
+                    raise _final_error(backend, result)
+                if result.failure is FailureKind.INTERRUPTED or not result.failure.retryable:
+                    return result
+                if attempt < attempts:
+                    delay = min(self.config.backoff_max, self.config.backoff_base * 2 ** (attempt - 1))
+                    self.sink(AgentRetry(call.role, call.label, attempt, delay, result.message))
+                    self.sleep(delay)
+            return result
+        finally:
+            self.budget.release(ticket)  # a reservation whose call never started
 
     def _attempt(
         self,
@@ -189,9 +219,27 @@ class AgentRunner:
         call: AgentCall,
         attempt: int,
         timeout: float | None,
+        ticket: CallTicket,
     ) -> AgentResult:
         env = backend.build_env(request, request.environ)
-        argv = self._confine(backend, request, env, backend.build_argv(request))
+        private = self._private_config(backend, env)
+        try:
+            return self._run(backend, request, call, attempt, timeout, env, private, ticket)
+        finally:
+            private.close()  # what the call changed in its CLI's configuration goes with the copy
+
+    def _run(
+        self,
+        backend: AgentBackend,
+        request: AgentRequest,
+        call: AgentCall,
+        attempt: int,
+        timeout: float | None,
+        env: dict[str, str],
+        private: confine.PrivateConfig,
+        ticket: CallTicket,
+    ) -> AgentResult:
+        argv = self._confine(request, env, backend.build_argv(request), private)
         model = request.model
         started_pid: list[int] = []
 
@@ -219,7 +267,7 @@ class AgentRunner:
             )
         with self._lock:
             self.usage.add(call.role, result)
-        self._record_usage(call, backend.name, attempt, result, outcome.duration)
+        self._record_usage(call, backend.name, attempt, result, outcome.duration, ticket)
         self.sink(
             AgentFinished(
                 role=call.role,
@@ -239,8 +287,8 @@ class AgentRunner:
         )
         return result
 
-    def _child_env(self, call: AgentCall) -> dict[str, str]:
-        env = agent_environment(self.environ)
+    def _child_env(self, call: AgentCall, backend: AgentBackend) -> dict[str, str]:
+        env = confine.call_environment(self.environ, backend, self.config.agent_env)
         # Agents run `deepresearch archive/search` from the workspace; tell those where it is,
         # where the run's tool service listens, whose calls they are (the task; the batch comes
         # with `--batch N`), and the run's effective search ceiling (a flag or input.md may have
@@ -252,25 +300,25 @@ class AgentRunner:
             env[SERVICE_ENV] = self.tool_service.address()
         return env
 
+    def _private_config(self, backend: AgentBackend, env: dict[str, str]) -> confine.PrivateConfig:
+        """Private copies of the CLI's configuration when the call runs in the sandbox."""
+        _, used = self.sandbox_state()
+        return confine.private_config(backend, env) if used else confine.PrivateConfig()
+
     def _confine(
-        self, backend: AgentBackend, request: AgentRequest, env: Mapping[str, str], argv: list[str]
+        self, request: AgentRequest, env: dict[str, str], argv: list[str], private: confine.PrivateConfig
     ) -> list[str]:
         """`argv` inside bubblewrap when the sandbox is in use, else as it is."""
         status, used = self.sandbox_state()
         if not used or status.executable is None:
             return argv
         home = Path(env["HOME"]) if env.get("HOME") else None
-        writable = [self.workspace.logs, *backend.config_paths(env)]
+        shown = (*request.tool_roots, *sandbox.program_paths(argv, home))
         # (A folder the CLI has not created yet is not kept: it writes into the empty home.)
-        writable += [Path(p).expanduser() for p in self.config.sandbox_paths]
-        confinement = sandbox.Confinement(
-            workspace=self.workspace.root.resolve(),
-            home=home,
-            writable=tuple(writable),
-            readable=sandbox.kept_visible(env, home, (*request.tool_roots, *sandbox.program_folders(argv))),
-            tmpdir=Path(env["TMPDIR"]) if env.get("TMPDIR") else None,
-        )
-        return sandbox.confine(status.executable, confinement, argv)
+        extra = [Path(p).expanduser() for p in self.config.sandbox_paths]
+        folder = request.output_file.parent
+        boxed = confine.confinement(self.workspace, folder, env, private, shown, extra)
+        return sandbox.confine(status.executable, boxed, argv)
 
     def _write_prompt(self, call: AgentCall) -> Path:
         self.workspace.prompts.mkdir(parents=True, exist_ok=True)
@@ -279,12 +327,20 @@ class AgentRunner:
         return path
 
     def _record_usage(
-        self, call: AgentCall, agent: str, attempt: int, result: AgentResult, duration: float
+        self,
+        call: AgentCall,
+        agent: str,
+        attempt: int,
+        result: AgentResult,
+        duration: float,
+        ticket: CallTicket,
     ) -> None:
         entry = {
             "ts": time.time(),
             "role": call.role,
             "label": call.label,
+            "name": call.prompt_name or call.label,
+            "stage": str(call.stage),
             "agent": agent,
             "attempt": attempt,
             "ok": result.ok,
@@ -293,7 +349,7 @@ class AgentRunner:
             "output_tokens": result.output_tokens,
             "cost_usd": result.cost_usd,
         }
-        self.budget.record_call(entry)
+        self.budget.record_call(entry, ticket)
 
     def stop_all(self) -> None:
         """Kill every running agent (Ctrl-C / SIGTERM)."""

@@ -30,6 +30,7 @@ FORMATS = ("bench", "jsonl", "csv")
 MEASURE_COLUMNS = (
     "id", "prompt", "status", "termination_reason", "rounds", "score", *KNOWLEDGE_KEYS,
     "agent_calls", "input_tokens", "output_tokens", "cost_usd", "minutes", "verification", "report",
+    "output_repairs", "outputs_lenient",
 )  # fmt: skip
 _CODE = re.compile(r"(```.*?```|`[^`\n]*`)", re.S)
 

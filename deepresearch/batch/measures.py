@@ -53,6 +53,8 @@ class JobMeasures:
     independent_sources: int | None = None
     copies_folded: int | None = None
     agent_calls: int = 0
+    output_repairs: int = 0  # outputs sent back because their contract could not read them
+    outputs_lenient: int = 0  # outputs read although not written as asked (fenced, JSON, text around)
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
@@ -116,9 +118,12 @@ def _from_knowledge(found: JobMeasures, workspace: Workspace) -> None:
 
 
 def _from_events(found: JobMeasures, events: list[dict[str, Any]]) -> None:
-    """Wall time summed over sessions (a resumed run is not charged for the time it was stopped)."""
+    """Wall time summed over sessions (a resumed run is not charged for the time it was stopped);
+    the outputs repaired and those read leniently."""
     seconds, start, last = 0.0, None, None
     for event in events:
+        found.output_repairs += event.get("event") == "output_repair"
+        found.outputs_lenient += event.get("event") == "output_lenient"
         ts = event.get("ts")
         if not isinstance(ts, (int, float)):
             continue

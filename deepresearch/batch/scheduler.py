@@ -3,7 +3,8 @@
 batch.json is saved after every change. Ctrl-C (or SIGTERM) stops every running job through the
 executor (each run saves its task.md) and leaves the batch resumable: the same command continues it.
 Batch-wide budgets are checked before each job starts, and a starting job gets what is left of them
-as its own cap (`max_agent_calls`, `max_cost_usd` count a workspace's calls across sessions).
+as its own cap (`max_agent_calls`, `max_cost_usd` count a workspace's calls across sessions); a job
+whose cap would be below the least a run needs to end with a report is not started.
 """
 
 from __future__ import annotations
@@ -34,10 +35,12 @@ from deepresearch.batch.state import BatchState, JobRecord, JobStatus, load_stat
 from deepresearch.batch.watch import JobWatcher, Snapshot
 from deepresearch.core.budget import ledger_usage
 from deepresearch.core.events import EventSink
+from deepresearch.core.spendplan import ReportShare, smallest_ceiling
 from deepresearch.core.workspace import Workspace
 from deepresearch.state.model import RunStatus
 
 LOG_FOLDER = "logs"  # DIR/logs/<id>.log: each job's own progress lines
+LEAST_RUN = smallest_ceiling(ReportShare())  # the fewest calls any run can end with a report in
 
 
 @dataclass(frozen=True)
@@ -192,7 +195,14 @@ class BatchScheduler:
             if calls >= total_calls:
                 self._budget_stop(f"batch agent-call budget spent ({calls} of {total_calls})")
                 return None
-            caps["max_agent_calls"] = usage[job_id].calls + (total_calls - calls)
+            cap = usage[job_id].calls + (total_calls - calls)
+            if cap < LEAST_RUN:  # a run with fewer calls could not end with a report: not started
+                self._budget_stop(
+                    f"batch agent-call budget spent ({calls} of {total_calls}; the {total_calls - calls} "
+                    f"left are fewer than the {LEAST_RUN} a run needs)"
+                )
+                return None
+            caps["max_agent_calls"] = cap
         if total_cost is not None:
             if cost >= total_cost:
                 self._budget_stop(f"batch cost budget spent (${cost:.4f} of ${total_cost:.4f})")

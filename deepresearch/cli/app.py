@@ -28,6 +28,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "deepresearch.cli.batch_cmd",
     "deepresearch.cli.export_cmd",
     "deepresearch.cli.report_cmd",
+    "deepresearch.cli.demo_cmd",
 )
 
 

@@ -1,7 +1,10 @@
 """`deepresearch check [WORKDIR]`: verify report.md against task.md, the archived sources and the
 figures drawn for it (assets/images/figures.json: every figure referred to exists, every figure is
 in the report with a caption citing its sources). `--explain` lists every number the report states
-with the fact that states it, the derivation accepted, or why it is not grounded."""
+with the fact that states it, the derivation accepted, or why it is not grounded.
+
+`deepresearch check DIR/reports/01-….md`: verify the kept report of an earlier question against
+the task.md it was written from (report/kept.py); a kept report is a record and is not rewritten."""
 
 from __future__ import annotations
 
@@ -32,7 +35,12 @@ def register(app: typer.Typer) -> None:
 
 def check(
     workdir: Annotated[
-        Path | None, typer.Argument(help="The run folder (default: the current folder).", show_default=False)
+        Path | None,
+        typer.Argument(
+            help="The run folder (default: the current folder), or an earlier question's report kept in "
+            "its reports/ folder.",
+            show_default=False,
+        ),
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the result as JSON (violations with line, kind, message).")
@@ -60,7 +68,11 @@ def check(
     from deepresearch.report.number_check import explanation
     from deepresearch.state.store import StateStore
 
-    workspace = Workspace((workdir or Path.cwd()).resolve())
+    target = (workdir or Path.cwd()).resolve()
+    if target.is_file() and target.name != "report.md":
+        _check_kept(target, as_json)
+        return
+    workspace = Workspace(target.parent if target.is_file() else target)
     report_text = _read_report(workspace)
     doc = StateStore(workspace).load()
     figures = load_figures(workspace.root)
@@ -98,21 +110,59 @@ def check(
 
 
 def _numbers(report_text: str, doc: TaskDoc) -> list[Judged]:
-    """Every number of the report's body, judged where it is stated."""
-    from deepresearch.report.blocks import body_blocks, strip_generated_sections
+    """Every number of the report's body, judged where it is stated, at its line in report.md."""
+    from deepresearch.report.blocks import body_blocks
     from deepresearch.report.number_check import judge_numbers
 
-    return list(judge_numbers(body_blocks(strip_generated_sections(report_text)), doc))
+    # body_blocks skips the generated banner and sections itself; stripping them first would
+    # shift every line after a failing report's banner
+    return list(judge_numbers(body_blocks(report_text), doc))
+
+
+def _check_kept(report: Path, as_json: bool) -> None:
+    """Verify a kept report (reports/NN-slug.md) against the state it was written from."""
+    from deepresearch.report.check import format_violation
+    from deepresearch.report.kept import REPORTS, check_kept, state_path
+
+    root = report.parent.parent
+    if report.parent.name != REPORTS or not (root / "task.md").is_file():
+        raise UsageError(
+            f"{report} is neither a run folder nor a report kept in a run's {REPORTS}/ folder",
+            hint="pass the folder of a run, or DIR/reports/NN-….md for an earlier question's report",
+        )
+    outcome = check_kept(root, report)
+    if as_json:
+        data = {
+            "passed": outcome.passed,
+            "violations": [
+                {"line": v.line, "kind": v.kind, "message": v.message} for v in outcome.violations
+            ],
+            "report": str(report),
+            "state": str(state_path(report)),
+        }
+        typer.echo(json.dumps(data, ensure_ascii=False))
+    else:
+        for violation in outcome.violations:
+            typer.echo(format_violation(violation, f"{REPORTS}/{report.name}"))
+        typer.echo(
+            f"{report.name} checked against {state_path(report).name}, the task.md it was written from "
+            "(a kept report is not rewritten)",
+            err=True,
+        )
+    if outcome.violations:
+        count = len(outcome.violations)
+        raise CheckFailedError(
+            f"{report.name} failed verification: {count} problem{'s' * (count != 1)} (listed above)",
+            hint="a kept report is a record of an earlier question; its Verification section, if any, "
+            "lists what was known to remain",
+        )
 
 
 def _read_report(workspace: Workspace) -> str:
     if not workspace.root.is_dir():
         raise UsageError(f"run folder not found: {workspace.root}", hint="pass the folder of a run")
-    if not workspace.task_md.is_file():
-        raise UsageError(
-            f"no task.md in {workspace.root}: this is not a deepresearch run folder",
-            hint="run deepresearch check in the folder of a run, or pass its path",
-        )
+    if not workspace.has_run():
+        raise UsageError(*workspace.no_run())
     if not workspace.report_md.is_file():
         raise UsageError(
             f"no report.md in {workspace.root}: the report has not been written yet",

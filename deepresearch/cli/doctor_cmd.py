@@ -4,6 +4,7 @@ Chromium, search and the workspace, each problem with the command that fixes it.
 from __future__ import annotations
 
 import os
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -33,13 +34,21 @@ def doctor(
     workdir: Annotated[
         Path, typer.Option("-o", "--workdir", help="Workspace folder to check (default: the current folder).")
     ] = Path("."),
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose", "-v", help="Also show the permission profiles of CLIs that are not installed."
+        ),
+    ] = False,
 ) -> None:
     """Print what works and what does not, with the fix for each problem."""
     from deepresearch.doctor import run_doctor  # when it runs: `--help` stays fast
 
     report = run_doctor(workdir.expanduser().resolve(), dict(os.environ), ping=ping)
     typer.echo(f"deepresearch doctor — {report.workdir}\n")
-    _agents(report.agents, report.pinged, report.permissions)
+    _agents(report.agents, report.pinged, report.node)
+    _permissions(report.agents, report.permissions, verbose)
+    _environments(report)
     _sandbox(report.sandbox)
     _browser(report.browser)
     _search(report.search)
@@ -48,12 +57,20 @@ def doctor(
     if not report.usable_agents:
         raise NoAgentError(
             "no usable agent CLI: every supported CLI is missing or not logged in",
-            hint="install one and log in to it: the commands are listed above",
+            hint="install one and log in to it (the commands are listed above); to see a complete run "
+            "first, with a scripted agent and no CLI: deepresearch demo",
         )
 
 
-def _agents(agents: list[AgentCheck], pinged: bool, permissions: dict[str, PermissionProfile]) -> None:
+def _agents(agents: list[AgentCheck], pinged: bool, node: str | None) -> None:
+    from deepresearch.doctor.agents import NODE_MAJOR, node_ok
+
     typer.echo("Agent CLIs" + (" (pinged)" if pinged else ""))
+    if node is not None:
+        mark = OK if node_ok(node) else BAD
+        typer.echo(
+            f"  {mark} Node.js  {node or 'not found'}  (npm installs the CLIs; they need Node.js {NODE_MAJOR}+)"
+        )
     for agent in agents:
         if not agent.installed:
             typer.echo(f"  {BAD} {agent.name:<8} not installed")
@@ -62,14 +79,50 @@ def _agents(agents: list[AgentCheck], pinged: bool, permissions: dict[str, Permi
         state = "logged in" if agent.logged_in else "not logged in" if agent.logged_in is False else "login"
         typer.echo(f"  {mark} {agent.name:<8} {agent.version or '?':<9} {state}: {agent.login}")
         typer.echo(f"    {'':<8} {agent.path}")
+        if agent.provider is not None:
+            reach = UNKNOWN if agent.provider.reachable is None else OK if not agent.provider.problem else BAD
+            typer.echo(f"    {'':<8} {reach} provider: {agent.provider.detail}")
     typer.echo("")
-    typer.echo("Permission profiles (each CLI's own rules, as a run sets them)")
-    for name, profile in permissions.items():
+
+
+def _permissions(agents: list[AgentCheck], permissions: dict[str, PermissionProfile], verbose: bool) -> None:
+    """Each installed CLI's permission profile (every CLI's with --verbose)."""
+    installed = {agent.name for agent in agents if agent.installed}
+    shown = {name: p for name, p in permissions.items() if verbose or name in installed}
+    left_out = (
+        "" if verbose or len(shown) == len(permissions) else "; --verbose shows those of the others too"
+    )
+    typer.echo(f"Permission profiles (each installed CLI's own rules, as a run sets them{left_out})")
+    if not shown:
+        typer.echo("  none: no agent CLI is installed")
+    for name, profile in shown.items():
         typer.echo(f"  {name:<8} researchers: {profile.researcher}")
         typer.echo(f"  {'':<8} writers:     {profile.writer}")
         for gap in profile.gaps:
             typer.echo(f"  {'':<8} {UNKNOWN} cannot express: {gap}")
     typer.echo("")
+
+
+def _environments(report: DoctorReport) -> None:
+    typer.echo("Agent environments (what passes from this environment to each CLI; names only)")
+    _wrapped("every CLI", ", ".join(report.every_cli_env))
+    for env in report.environments:
+        _wrapped(env.name, "+ " + (", ".join(env.declared) or "nothing of its own: name it in agent_env"))
+        _wrapped("", f"set here and passed: {', '.join(env.passed) or 'none'}")
+        _wrapped("", f"set here and withheld: {len(env.withheld)} ({_some(env.withheld)})")
+    typer.echo("")
+
+
+def _wrapped(label: str, text: str) -> None:
+    lines = textwrap.wrap(text, width=96, break_on_hyphens=False) or [""]
+    typer.echo(f"  {label:<10} {lines[0]}")
+    for line in lines[1:]:
+        typer.echo(f"  {'':<10}   {line}")
+
+
+def _some(names: tuple[str, ...], shown: int = 6) -> str:
+    more = f", and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more if names else "none"
 
 
 def _sandbox(check: SandboxCheck) -> None:
@@ -96,15 +149,19 @@ def _browser(browser: BrowserCheck) -> None:
 def _search(search: SearchCheck) -> None:
     typer.echo("Search providers (in the order tried)")
     for name, key, usable in search.providers:
-        note = "keyless fallback" if key is None else f"{key} {'set' if usable else 'not set'}"
-        typer.echo(f"  {OK if usable else UNSET} {name:<10} {note}")
+        if key is None:
+            note = f"keyless: {search.tried.get(name, 'not tried')}"
+            mark = OK if usable else BAD
+        else:
+            note, mark = f"{key} {'set' if usable else 'not set'}", OK if usable else UNSET
+        typer.echo(f"  {mark} {name:<10} {note}")
     typer.echo("")
 
 
 def _workspace(check: WorkspaceCheck) -> None:
     typer.echo(f"Workspace {check.root}")
     if not check.has_run:
-        typer.echo("  no run here yet (no task.md)")
+        typer.echo(f"  {check.no_run}")
     elif check.question:
         typer.echo(f"  question: {check.question}")
         typer.echo(f"  status:   {check.status}, round {check.round}; tasks: {check.tasks or 'none yet'}")

@@ -19,12 +19,18 @@ from rich.console import Console
 from deepresearch.core.errors import StateError, UsageError
 from deepresearch.core.process import run_in_terminal
 from deepresearch.pipeline.context import RunContext
-from deepresearch.pipeline.plan import Answer, clarify, plan
+from deepresearch.pipeline.languages import apply_choice
+from deepresearch.pipeline.plan import Answer, clarify, plan, question_tasks
 from deepresearch.state.model import RunStatus
-from deepresearch.ui.tables import dimensions_table, outline_table, plan_dag_table
+from deepresearch.state.questions import is_follow_up
+from deepresearch.ui.tables import dimensions_table, languages_table, outline_table, plan_dag_table
 
-CHOICES = {"a": "approve", "e": "edit", "r": "revise", "q": "quit"}
-MENU = "Approve and start research (a), edit task.md (e), revise with feedback (r), or quit (q)?"
+CHOICES = {"a": "approve", "e": "edit", "l": "languages", "r": "revise", "q": "quit"}
+MENU = (
+    "Approve and start research (a), edit task.md (e), change the languages (l), revise with feedback (r), "
+    "or quit (q)?"
+)
+LANGUAGES_PROMPT = "Languages to search (+de adds German, -fr removes French, 'en zh' sets exactly these): "
 FALLBACK_EDITORS = ("sensible-editor", "nano", "vi")
 
 
@@ -55,6 +61,7 @@ class Interaction:
         self.pause = pause
         self.answers: list[Answer] = []
         self.feedback: list[str] = []
+        self.languages: list[str] = []  # the person's language changes, kept when the planner revises
 
     def ask(self, prompt: str, on_eof: str = "") -> str:
         """One line from the terminal; Ctrl-D (end of input) answers `on_eof`."""
@@ -106,13 +113,33 @@ class Interaction:
                 if choice == "edit":
                     self.edit(ctx)
                     continue
+                if choice == "languages":
+                    self.change_languages(ctx)
+                    continue
                 feedback = self.ask("What should the planner change? ")
                 if not feedback:
                     continue
                 self.feedback.append(feedback)
             plan(ctx, self.answers, "\n".join(self.feedback))  # drawn live: the planner is at work
+            if self.languages:
+                apply_choice(ctx.doc, self.languages)  # the person's say outlasts the planner's revision
             ctx.doc.front.status = RunStatus.PLANNING  # the new plan awaits approval too
             ctx.save("plan-review")
+
+    def change_languages(self, ctx: RunContext) -> None:
+        """Ask for language changes and apply them to the plan (an empty answer changes nothing)."""
+        while True:
+            reply = self.ask(LANGUAGES_PROMPT)
+            if not reply:
+                return
+            try:
+                apply_choice(ctx.doc, [reply])
+            except ValueError as exc:
+                self.console.print(f"[bold red]{exc}[/]", highlight=False)
+                continue
+            self.languages.append(reply)
+            ctx.save("plan-review")
+            return
 
     def edit(self, ctx: RunContext) -> None:
         """Open task.md in the editor until it validates (or the edit is dropped), then adopt it."""
@@ -148,7 +175,7 @@ class Interaction:
             choice = CHOICES.get(reply[0])
             if choice is not None and choice.startswith(reply):
                 return choice
-            self.console.print(f"Please answer a, e, r or q (got {reply!r}).")
+            self.console.print(f"Please answer a, e, l, r or q (got {reply!r}).")
 
 
 def show_plan(console: Console, ctx: RunContext) -> None:
@@ -158,7 +185,11 @@ def show_plan(console: Console, ctx: RunContext) -> None:
     if doc.front.complexity:
         console.print(f"complexity: {doc.front.complexity}")
     console.print(dimensions_table(doc))
+    if doc.front.languages:
+        console.print(languages_table(doc))
     if doc.outline:
         console.print(outline_table(doc))
     console.print(plan_dag_table(doc))
+    if is_follow_up(doc) and not question_tasks(doc):
+        console.print("No new research: the report will be written from what the workspace knows.")
     console.print(f"(the plan is in {ctx.workspace.task_md})")

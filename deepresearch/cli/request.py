@@ -23,6 +23,7 @@ class Request:
     front_matter: dict[str, Any]
     source: str  # "-p", "terminal" or the input file's path
     raw: str = ""  # the input file as read (for line numbers)
+    follow_up: bool = False  # `follow_up: true` in the front matter: ask it in a workspace's knowledge base
 
 
 def read_request(prompt: str | None, file: Path | None) -> Request | None:
@@ -43,6 +44,7 @@ def read_request(prompt: str | None, file: Path | None) -> Request | None:
         raise UsageError(f"{file} is not UTF-8 text") from exc
     block, body = split_front_matter(raw, str(file))
     settings = _settings(block, str(file)) if block is not None else {}
+    follow_up = _follow_up(settings.pop("follow_up", False), file, raw)
     documents = settings.get("documents")
     if isinstance(documents, list):  # relative to the request file, where the person wrote them
         settings["documents"] = [_beside(file, d) if isinstance(d, str) else d for d in documents]
@@ -50,7 +52,15 @@ def read_request(prompt: str | None, file: Path | None) -> Request | None:
         settings["documents"] = [_beside(file, documents)]
     if not body.strip():
         raise UsageError(f"{file} has no request text after its front matter")
-    return Request(body.strip(), settings, str(file), raw)
+    return Request(body.strip(), settings, str(file), raw, follow_up)
+
+
+def _follow_up(value: Any, file: Path, raw: str) -> bool:
+    """`follow_up:` of the front matter, which is a property of the request, not a run setting."""
+    if not isinstance(value, bool):
+        line = front_matter_line(raw, "follow_up")
+        raise ConfigError("follow_up", f"{file}:{line}", f"expected true or false, got {value!r}")
+    return value
 
 
 def _beside(file: Path, pattern: str) -> str:

@@ -7,15 +7,20 @@ import signal
 import sys
 from pathlib import Path
 from types import FrameType
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from deepresearch import __version__
-from deepresearch.core.errors import CheckFailedError
+from deepresearch.core.errors import AgentError, BudgetExhaustedError, CheckFailedError
+
+if TYPE_CHECKING:
+    from deepresearch.pipeline.summary import RunSummary
 
 EPILOG = """\
 Examples:
+
+  deepresearch demo                          (a complete run with a scripted agent: no CLI, no network)
 
   deepresearch -p "How did EU heat-pump sales change in 2023-2024, and why?"
 
@@ -29,6 +34,8 @@ Examples:
 
   deepresearch -o runs/heat-pumps            (resume an unfinished run)
 
+  deepresearch -p "And in Spain?" -o runs/heat-pumps --follow-up   (reuse its sources, research what is new)
+
   deepresearch status runs/heat-pumps        (progress of a running or finished run)
 
   deepresearch batch questions.txt -o runs/watch --jobs 3   (many questions; then export / report)
@@ -37,7 +44,8 @@ Examples:
 
 Exit codes: 0 done, 1 internal error, 2 usage, 3 configuration, 4 task.md invalid, 5 agent failed,
 6 no usable agent CLI, 7 workspace locked, 8 report failed verification, 9 budget spent,
-10 archive failed, 11 batch incomplete, 12 tool service not answering, 130 interrupted (resumable).
+10 archive failed, 11 batch incomplete, 12 tool service not answering, 13 network (no connection, or
+no search provider answered), 130 interrupted (resumable).
 """
 
 
@@ -60,12 +68,16 @@ def main_command(
         typer.Option("-f", "--file", help="A request file (input.md: optional YAML front matter + text)."),
     ] = None,
     workdir: Annotated[
-        Path, typer.Option("-o", "--workdir", help="Workspace folder (created if missing).")
+        Path,
+        typer.Option(
+            "-o", "--workdir", help="Workspace folder (default: the current one; created if missing)."
+        ),
     ] = Path("."),
     agent: Annotated[
         str | None,
         typer.Option(
-            "--agent", help="copilot | claude | gemini | codex | custom (default: first installed)."
+            "--agent",
+            help="copilot | claude | gemini | codex | opencode | qwen | custom (default: first installed).",
         ),
     ] = None,
     model: Annotated[
@@ -89,6 +101,22 @@ def main_command(
     new: Annotated[
         bool, typer.Option("--new", help="Start over: move the previous run aside (nothing is deleted).")
     ] = False,
+    follow_up: Annotated[
+        bool,
+        typer.Option(
+            "--follow-up",
+            help="Ask the question as a follow-up in the workspace's finished run: its sources and facts "
+            "are reused, only what is new or stale is researched, the earlier report is kept in reports/.",
+        ),
+    ] = False,
+    freshness_days: Annotated[
+        float | None,
+        typer.Option(
+            "--freshness-days",
+            help="Follow-ups: a source archived more than this many days ago is stale and may be archived "
+            "again (default 30; 0: every earlier source).",
+        ),
+    ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve the plan without asking.")] = False,
     interactive: Annotated[
         bool,
@@ -129,6 +157,7 @@ def main_command(
         "mode": mode,
         "effort": effort,
         "language": language,
+        "freshness_days": freshness_days,
         # Relative to where the command runs, as a person typing the path means it.
         "documents": [str(Path.cwd() / Path(d).expanduser()) for d in documents] if documents else None,
     }
@@ -139,6 +168,7 @@ def main_command(
         flags=flags,
         resume=resume,
         new=new,
+        follow_up=follow_up,
         yes=yes,
         quiet=quiet,
         pdf=pdf,
@@ -151,7 +181,25 @@ def main_command(
         summary = start_run(options, dict(os.environ))
     finally:
         signal.signal(signal.SIGTERM, previous)
-    if summary is not None and summary.violations:
+    if summary is not None:
+        exit_for_report(summary)
+
+
+def exit_for_report(summary: RunSummary) -> None:
+    """Raise the error whose exit code says why the report is not one that passed: 9 when the
+    ceiling refused a call it needed, 5 when the synthesizer failed, 8 when problems remain."""
+    problems = f"{summary.violations} problems remain; " if summary.violations else ""
+    if summary.cause == "budget":
+        raise BudgetExhaustedError(
+            f"{summary.report} was written, with a notice at its top: {problems}{summary.cause_reason}",
+            hint="raise max_agent_calls and run the same command again for a report that passes",
+        )
+    if summary.cause == "agent":
+        raise AgentError(
+            f"{summary.report} was written, with a notice at its top: {problems}{summary.cause_reason}",
+            hint="run the same command again to retry the synthesis (`deepresearch doctor` checks the agent CLI)",
+        )
+    if summary.violations:
         raise CheckFailedError(
             f"the report did not pass verification: {summary.violations} problems remain",
             hint=f"they are listed in the Verification section of {summary.report}; "

@@ -19,7 +19,9 @@ PIPE_WIDTH = 200
 def register(app: typer.Typer) -> None:
     """Add the `status` subcommand to the app."""
     app.command(
-        "status", help="Show the progress of a running or finished run (from task.md and logs/events.jsonl)."
+        "status",
+        help="Show the progress of a running or finished run (from task.md and logs/events.jsonl), the "
+        "questions asked in the workspace and the latest report's measures.",
     )(status)
 
 
@@ -41,12 +43,9 @@ def status(
     problem = task_md_error(workspace) if view.doc is None else None
     if problem is not None:  # nothing to show instead: say what is wrong and where, like a run does
         raise problem
-    if view.doc is None and not view.progress.question:
-        raise UsageError(
-            f"no run in {workspace.root} (no task.md, no logs/events.jsonl)",
-            hint="pass the run's folder: deepresearch status DIR",
-        )
+    if view.doc is None and view.owner_pid is None:  # a live run shows its progress while it plans
+        raise UsageError(*workspace.no_run())  # as `deepresearch check` says
     console = Console(highlight=False)
     if not console.is_terminal:
         console = Console(highlight=False, width=PIPE_WIDTH)  # logs and pipes: do not wrap at 80
-    console.print(render_view(view, with_summary=True, batches=True))
+    console.print(render_view(view, with_summary=True, batches=True, questions=True))

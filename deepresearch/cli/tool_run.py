@@ -8,6 +8,10 @@ tool scripts of a run use (`tools.py`, which starts without typer). Inside an ag
   providers' keys, which agents never get.
 - archive: if the service cannot be reached, it archives here (with a warning) when it may write the
   workspace's archives; inside the OS sandbox it may not, and fails (exit 12).
+
+Run by hand in a folder that deepresearch keeps nothing in yet, both work in a temporary folder and
+move what they made (cache, registry, archives, logs) into it only when they succeed: a failed
+command leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -15,20 +19,21 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deepresearch.core.attribution import BATCH_ENV, TASK_ENV
+from deepresearch.cli.record_text import describe
+from deepresearch.core.attribution import BATCH_ENV, TASK_ENV, Attribution
 from deepresearch.core.commands import WORKDIR_ENV
-from deepresearch.core.errors import ArchiveError, ToolServiceError, UsageError
+from deepresearch.core.errors import ArchiveError, DeepResearchError, ToolServiceError, UsageError
+from deepresearch.core.files import merge_tree
 from deepresearch.core.workspace import Workspace
 from deepresearch.service.client import ServiceUnreachable, ToolClient, service_address
-from deepresearch.service.protocol import Caller
+from deepresearch.service.protocol import MAX_K, Caller
 from deepresearch.sources.record import SourceRecord
-
-MAX_K = 20  # the smallest per-request maximum among the providers (Brave, Tavily)
 
 
 @dataclass
@@ -37,7 +42,7 @@ class Printed:
 
     stdout: str = ""
     stderr: list[str] = field(default_factory=list)
-    error: ArchiveError | None = None
+    error: DeepResearchError | None = None
 
     def emit(self) -> None:
         """Print stdout, then the stderr lines; then raise `error` if there is one."""
@@ -55,6 +60,25 @@ def workspace_root(workdir: Path | None, environ: Mapping[str, str]) -> Path:
     if not root.is_dir():
         raise UsageError(f"workspace folder not found: {root}", hint="pass --workdir DIR of a run folder")
     return root
+
+
+def by_hand(
+    root: Path,
+    who: Attribution,
+    work: Callable[[Path], dict[str, Any]],
+    succeeded: Callable[[dict[str, Any]], bool],
+) -> dict[str, Any]:
+    """`work` on the workspace folder `root` without the tool service. A person's command (`who`
+    names no task) in a folder that deepresearch keeps nothing in yet works in a temporary folder,
+    whose files move into `root` only when `succeeded` says so: a failure (or an exception) leaves
+    `root` as it was. An agent's command works in its run's workspace."""
+    if who or Workspace(root).in_use():
+        return work(root)
+    with tempfile.TemporaryDirectory(prefix="deepresearch-staged-") as staging:
+        found = work(Path(staging))
+        if succeeded(found):
+            merge_tree(Path(staging), root)
+        return found
 
 
 def attributed(environ: Mapping[str, str], task: str | None, batch: int | None) -> dict[str, str]:
@@ -105,10 +129,15 @@ def _search(root: Path, query: str, k: int, environ: Mapping[str, str], notices:
                 notices.append(f"search: {event.level}: {event.message}")
 
         who = Caller.from_environ(environ).attribution()
-        outcome = run_search(
-            Workspace(root), load_config(root), query, k=k, environ=environ, sink=warn, attribution=who
-        )
-        return search_result(outcome)
+        config = load_config(root)
+
+        def search_in(folder: Path) -> dict[str, Any]:
+            found = run_search(
+                Workspace(folder), config, query, k=k, environ=environ, sink=warn, attribution=who
+            )
+            return search_result(found)
+
+        return by_hand(root, who, search_in, lambda found: True)
     try:
         return ToolClient(address, Caller.from_environ(environ)).search(root, query, k)
     except ServiceUnreachable as exc:
@@ -124,6 +153,11 @@ def _local(root: Path, query: str, k: int, environ: Mapping[str, str]) -> dict[s
     if address is None:
         from deepresearch.service.protocol import local_result
 
+        if not Workspace(root).in_use():
+            raise UsageError(
+                f"nothing is archived in {root}: it is not a deepresearch workspace",
+                hint="pass the folder of a run (--workdir DIR), or archive sources there first",
+            )
         return local_result(query, k, Workspace(root))
     try:
         return ToolClient(address, Caller.from_environ(environ)).local(root, query, k)
@@ -203,9 +237,15 @@ def run_archive_command(
     error = None
     if failed:
         kinds = ", ".join(sorted({r.error for r in failed}))
+        kept = len(failed) < len(records) or Workspace(root).in_use()
+        where = (
+            "recorded in the source registry (.deepresearch/sources.db)"
+            if kept
+            else f"nothing was kept in {root}"
+        )
         error = ArchiveError(
             f"{len(failed)} of {len(records)} URL{'s' * (len(records) != 1)} could not be archived ({kinds})",
-            hint="each failure is listed above and recorded in .deepresearch/sources.jsonl; "
+            hint=f"each failure is listed above and {where}; "
             "find another source, or retry later for timeouts and server errors",
         )
     return Printed(shown, stderr, error)
@@ -241,60 +281,22 @@ def _archive_here(
     from deepresearch.service.protocol import archive_result
     from deepresearch.sources.archive import Archiver
 
-    workspace = Workspace(root)
-    workspace.ensure()
     config = load_config(root)
-    with Archiver(
-        workspace,
-        config,
-        screenshot=screenshot,
-        print_pdf=pdf,
-        attribution=who.attribution(),
-        local_files=local_files,
-    ) as archiver:
-        return archive_result(archiver.archive_many(urls), list(archiver.warnings))
 
+    def archive_in(folder: Path) -> dict[str, Any]:
+        workspace = Workspace(folder)
+        workspace.ensure()
+        with Archiver(
+            workspace,
+            config,
+            screenshot=screenshot,
+            print_pdf=pdf,
+            attribution=who.attribution(),
+            local_files=local_files,
+        ) as archiver:
+            return archive_result(archiver.archive_many(urls), list(archiver.warnings))
 
-def describe(record: SourceRecord) -> str:
-    """A record as a few readable lines: ID, title, URL, facts about it, and its files."""
-    if not record.ok:
-        return f"FAILED {record.url}\n  {record.error}: {record.message}"
-    lines = [f"{record.id}  {record.title}", f"  url:       {record.final_url}"]
-    if record.url != record.final_url:
-        lines.append(f"  requested: {record.url}")
-    lines.append(
-        f"  {record.status} {record.kind} (HTTP {record.http_status}, {record.content_type}) · "
-        f"type: {record.source_type} · published: {record.published or 'unknown'} · "
-        f"fetched: {record.fetched} · weight: {record.weight}"
-    )
-    lines += _metadata_lines(record)
-    lines.append(f"  text:      {record.archive}")
-    for label, path in (
-        ("html", record.html_path),
-        ("pdf", record.pdf_path),
-        ("image", record.screenshot_path),
-    ):
-        if path:
-            lines.append(f"  {label + ':':10} {path}")
-    lines.append(f"  sha256:    {record.sha256}")
-    if record.flags:
-        lines.append(f"  flags:     {', '.join(record.flags)}")
-    if record.warning:
-        lines.append(f"  warning:   {record.warning}")
-    return "\n".join(lines)
+    def any_archived(found: dict[str, Any]) -> bool:
+        return any(SourceRecord.from_dict(r).ok for r in found["records"])
 
-
-def _metadata_lines(record: SourceRecord) -> list[str]:
-    """What a specialist source adds: authors or channel, venue, DOI, positions, abstract only."""
-    label = "channel:" if record.kind == "transcript" else "authors:"
-    rows = [
-        (label, "; ".join(record.authors)),
-        ("venue:", record.venue),
-        ("doi:", record.doi),
-        ("arxiv:", record.arxiv_id),
-        ("captions:", f"{record.captions} ({record.language})" if record.captions else ""),
-        ("positions:", record.positions),
-        ("note:", "abstract only (no open-access PDF)" if record.abstract_only else ""),
-        ("provided:", "yes" if record.provided else ""),
-    ]
-    return [f"  {name:10} {value}" for name, value in rows if value]
+    return by_hand(root, who.attribution(), archive_in, any_archived)

@@ -1,7 +1,8 @@
-"""`python -m deepresearch.cli.tools search|archive ...`: what the tool scripts of a run run.
+"""`python -m deepresearch.cli.tools search|archive|check ...`: what the tool scripts of a run run.
 
-Only the two commands research agents may use, with the same options and output as `deepresearch
-search` and `deepresearch archive` (cli/tool_run.py does the work for both), parsed with argparse:
+Only the commands agents may use: search and archive, with the same options and output as
+`deepresearch search` and `deepresearch archive`, and check, the self-check of the agent's own
+output file (cli/tool_run.py does the work for all three), parsed with argparse:
 this entry starts without typer or the rest of the CLI, so an agent's tool call costs a fraction of
 the CPU time (bench/pipeline.py).
 """
@@ -13,6 +14,7 @@ import os
 import sys
 from pathlib import Path
 
+from deepresearch.cli.check_tool import run_check_command
 from deepresearch.cli.exits import debug_requested, exit_code_for
 from deepresearch.cli.tool_run import (
     MAX_K,
@@ -49,8 +51,15 @@ def parser() -> argparse.ArgumentParser:
     archive.add_argument(
         "--pdf", dest="print_pdf", action="store_true", help="Also save the page printed as PDF."
     )
+    check = commands.add_parser(
+        "check", help="Check your own output file as the orchestrator will: problems with their lines."
+    )
+    check.add_argument(
+        "--workdir", type=Path, help="The run folder (default: DEEPRESEARCH_WORKDIR, else here)."
+    )
     for sub in (search, archive):
         sub.add_argument("--batch", type=int, help="The Top-K batch it is for (executors).")
+    for sub in (search, archive, check):
         sub.add_argument("--debug", action="store_true", help="Show the traceback of an internal error.")
     return top
 
@@ -58,15 +67,17 @@ def parser() -> argparse.ArgumentParser:
 def run(argv: list[str]) -> Printed:
     """Parse `argv` and run the command; what it prints."""
     args = parser().parse_args(argv)
-    environ = attributed(os.environ, None, args.batch)
+    environ = attributed(os.environ, None, getattr(args, "batch", None))
     root = workspace_root(args.workdir, environ)
+    if args.command == "check":
+        return run_check_command(root, environ)
     if args.command == "search":
         return run_search_command(args.query, args.k, args.as_json, root, environ, args.local)
     return run_archive_command(args.urls, args.as_json, args.screenshot, args.print_pdf, root, environ)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run `search` or `archive` with the CLI's messages and exit codes."""
+    """Run `search`, `archive` or `check` with the CLI's messages and exit codes."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         run(args).emit()

@@ -4,8 +4,9 @@ and the source registry (pipeline/batchcheck.py) before it believes any of it.""
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,12 +42,14 @@ class ExecutorOutput:
     batches: list[BatchEntry] = field(default_factory=list)  # empty when the file has no batch log
 
 
-def _source(item: Any, n: int, problems: list[str]) -> Source | None:
+def _source(item: Any, n: int, problems: list[str], known: Mapping[str, Source]) -> Source | None:
     if not isinstance(item, dict):
         problems.append(f"sources item {n}: expected a mapping with id, url, title")
         return None
     label = str(item.get("id") or item.get("label") or "").strip()
     url = str(item.get("url", "")).strip()
+    if label in known and not url:  # a known source cited by its ID alone
+        return dataclasses.replace(known[label])
     if not label:
         problems.append(f"sources item {n}: id is missing (use the ID printed by the archive command)")
     if not _URL.match(url):
@@ -157,10 +160,15 @@ def _batches(raw: Any, facts: list[Fact], problems: list[str]) -> list[BatchEntr
 
 
 def parse_executor(
-    path: Path, task_id: str, dimensions: Iterable[str] | None = None
+    path: Path,
+    task_id: str,
+    dimensions: Iterable[str] | None = None,
+    known: Mapping[str, Source] | None = None,
 ) -> tuple[ExecutorOutput | None, list[str]]:
     """The executor's findings, or None and the problems to send back. `dimensions`: the plan's
-    dimension IDs, which a fact may name (None: not checked)."""
+    dimension IDs, which a fact may name (None: not checked); `known`: the sources task.md holds,
+    which a fact may cite by ID without listing them (they are added to the sources)."""
+    known = known or {}
     data, notes, problems = read_yaml_output(path)
     if data is None:
         return None, problems
@@ -170,8 +178,13 @@ def parse_executor(
     raw_facts = data.get("facts") or []
     if not isinstance(raw_sources, list) or not isinstance(raw_facts, list):
         return None, ["sources and facts must be YAML lists"]
-    sources = [s for n, item in enumerate(raw_sources, 1) if (s := _source(item, n, problems))]
+    sources = [s for n, item in enumerate(raw_sources, 1) if (s := _source(item, n, problems, known))]
     labels = {s.id for s in sources}
+    cited = {c for item in raw_facts if isinstance(item, dict) for c in id_list(item.get("sources"))}
+    for source_id in sorted(cited - labels, key=str):
+        if source_id in known:  # cited by ID, not listed: the source task.md knows under that ID
+            sources.append(dataclasses.replace(known[source_id]))
+            labels.add(source_id)
     dims = set(dimensions) if dimensions is not None else None
     facts = [
         f for n, item in enumerate(raw_facts, 1) if (f := _fact(item, n, labels, task_id, dims, problems))

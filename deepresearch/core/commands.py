@@ -1,10 +1,12 @@
-"""The two commands research agents may run, as executables of their own.
+"""The commands agents may run, as executables of their own.
 
-Agents get `deepresearch search` and `deepresearch archive` as two small scripts in
-`.deepresearch/bin/` (`deepresearch-search`, `deepresearch-archive`) that run this interpreter on
-the matching subcommand. One executable per command is what lets every CLI's permission rules name
-exactly these two: copilot matches shell rules on the command's name only, so a rule for
-`deepresearch` would also allow `deepresearch -p` or `deepresearch doctor --ping`. The scripts
+Research agents get `deepresearch search` and `deepresearch archive`, and every agent whose output
+code checks (executors, the analyst, the synthesizer: `self_check` in core/roles.py) gets `deepresearch
+check`, the self-check: small scripts in `.deepresearch/bin/` (`deepresearch-search`,
+`deepresearch-archive`, `deepresearch-check`) that run this interpreter on the matching subcommand.
+One executable per command is what lets every CLI's permission rules name exactly these: copilot
+matches shell rules on the command's name only, so a rule for `deepresearch` would also allow
+`deepresearch -p` or `deepresearch doctor --ping`. The scripts
 are rewritten before every researcher call (an agent that could change them would run its own code
 under the next agent's rules), and pin the interpreter, so they work whether or not `deepresearch`
 is on PATH.
@@ -19,9 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from deepresearch.core.files import write_if_changed
+from deepresearch.core.roles import Role, ToolProfile, self_checks, tools_for
 from deepresearch.core.workspace import Workspace
 
-TOOLS = ("search", "archive")
+TOOLS = ("search", "archive", "check")
 # What the tool scripts read from an agent's environment: the run folder and the run's tool service.
 WORKDIR_ENV = "DEEPRESEARCH_WORKDIR"
 SERVICE_ENV = "DEEPRESEARCH_SERVICE"
@@ -29,21 +32,28 @@ SERVICE_ENV = "DEEPRESEARCH_SERVICE"
 
 @dataclass(frozen=True)
 class ToolCommands:
-    """The absolute paths of the search and archive scripts of one workspace."""
+    """The absolute paths of the tool scripts of one workspace."""
 
     search: Path
     archive: Path
+    check: Path
 
     @property
-    def all(self) -> tuple[Path, Path]:
-        """Both scripts, search first."""
-        return self.search, self.archive
+    def all(self) -> tuple[Path, Path, Path]:
+        """Every script, in TOOLS order."""
+        return self.search, self.archive, self.check
+
+    def for_role(self, role: Role | str) -> tuple[Path, ...]:
+        """The scripts an agent of `role` may run: a researcher's search and archive, and the
+        self-check for the roles whose output code checks."""
+        found = (self.search, self.archive) if tools_for(role) is ToolProfile.RESEARCHER else ()
+        return (*found, self.check) if self_checks(role) else found
 
 
 def tool_commands(workspace: Workspace) -> ToolCommands:
     """Where the workspace's tool scripts are (written by `write_tool_commands`)."""
     folder = workspace.private.resolve() / "bin"
-    return ToolCommands(folder / "deepresearch-search", folder / "deepresearch-archive")
+    return ToolCommands(*(folder / f"deepresearch-{tool}" for tool in TOOLS))
 
 
 def script_text(tool: str, python: str = sys.executable) -> str:
@@ -56,7 +66,7 @@ def script_text(tool: str, python: str = sys.executable) -> str:
 
 
 def write_tool_commands(workspace: Workspace, python: str = sys.executable) -> ToolCommands:
-    """(Re)write both scripts, executable, and return their paths."""
+    """(Re)write every script, executable, and return their paths."""
     commands = tool_commands(workspace)
     for tool, path in zip(TOOLS, commands.all, strict=True):
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -7,10 +7,13 @@ the wrong type is a `ConfigError` that names the key and the file (or variable) 
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import ipaddress
 import os
+import re
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,13 +21,16 @@ from typing import Any
 import yaml
 
 from deepresearch.core.errors import ConfigError
+from deepresearch.core.languages import parse_choice
 from deepresearch.core.roles import ROLE_NAMES, TRAITS, Role
 
-AGENT_NAMES = ("copilot", "claude", "gemini", "codex", "custom")
+AGENT_NAMES = ("copilot", "claude", "gemini", "codex", "opencode", "qwen", "custom")
 ROLES = ROLE_NAMES
 SEARCH_PROVIDERS = ("serper", "tavily", "exa", "brave", "duckduckgo")  # default chain order
 SOURCE_SERVICES = ("arxiv", "crossref", "unpaywall", "doi", "youtube")  # specialist archiving routes
 ENV_PREFIX = "DEEPRESEARCH_"
+_ENV_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\*?|\*")
+_HOST_PATTERN = re.compile(r"[A-Za-z0-9._:-]+|\[[0-9A-Fa-f:.]+\]")
 
 
 @dataclass
@@ -40,7 +46,7 @@ class RoleConfig:
 class Config:
     """Every run setting. Field names are the keys of config files, front matter and env vars."""
 
-    agent: str | None = None  # None: the first installed of copilot, claude, gemini, codex
+    agent: str | None = None  # None: the first installed of copilot, claude, gemini, codex, opencode, qwen
     model: str | None = None
     roles: dict[str, RoleConfig] = field(default_factory=dict)
     mode: str = "adaptive"  # adaptive | fixed
@@ -62,6 +68,8 @@ class Config:
     max_cost_usd: float | None = None
     max_minutes: float | None = None
     language: str | None = None  # report language; default: the language of the question
+    # languages to search (core/languages.py): exactly these, or +de / -fr to change the planner's
+    languages: list[str] = field(default_factory=list)
     time_scope: str | None = None
     geography: str | None = None
     source_requirements: str | None = None
@@ -79,6 +87,12 @@ class Config:
     # the OS sandbox around agent processes (core/sandbox.py): auto | bwrap | off
     sandbox: str = "auto"
     sandbox_paths: list[str] = field(default_factory=list)  # extra folders agents may write in it
+    # extra environment variables agents get besides what their CLI needs (core/agent_env.py);
+    # a name ending in * is a prefix
+    agent_env: list[str] = field(default_factory=list)
+    # hosts and networks archiving may reach although they are private (sources/netguard.py):
+    # names, addresses or CIDRs; everything else must resolve to a public address
+    allow_private_hosts: list[str] = field(default_factory=list)
     # Top-K saturation per executor task (None: the value of the `effort` preset, see effort.py)
     k_initial: int | None = None
     k_expand: int | None = None
@@ -106,6 +120,9 @@ class Config:
     # evidence
     verify_support: str = "always"  # always: the verifier role judges facts and report sentences | never
     copy_threshold: float = 0.85  # main-text similarity from which a source is a copy of an earlier one
+    # follow-up questions: a source archived more than this many days before the question was asked
+    # is stale, and a task that needs its current version archives it again (0: always)
+    freshness_days: float = 30.0
 
     def role(self, name: str) -> RoleConfig:
         """The effective agent, model and timeout for a role: its own override, else the role it
@@ -135,6 +152,13 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "sandbox": ("auto", "bwrap", "off"),
     "batch_calls": ("in_call", "per_batch"),
 }
+# YAML 1.1 reads `off`, `no`, `never`-like words as booleans: the word a boolean stands for, per
+# setting (a boolean with no word here stays an error that names the choices).
+_BOOLEAN_WORDS: dict[str, dict[bool, str]] = {
+    "sandbox": {False: "off"},
+    "analysis": {True: "always", False: "never"},
+    "verify_support": {True: "always", False: "never"},
+}
 _POSITIVE = {"max_rounds", "concurrency", "agent_timeout", "breadth", "max_tasks", "archive_timeout"}
 _POSITIVE |= {"search_timeout", "k_initial", "k_expand", "min_batches", "max_batches", "saturation_threshold"}
 _POSITIVE |= {"archive_max_bytes", "archive_concurrency"}
@@ -148,7 +172,7 @@ _NON_NEGATIVE = {
     "min_tier1_sources",
 }
 _NON_NEGATIVE |= {"weight_completeness", "weight_depth", "weight_reliability", "weight_actionability"}
-_NON_NEGATIVE |= {"max_figures"}
+_NON_NEGATIVE |= {"max_figures", "freshness_days"}
 # The run's ceilings: 0 means no limit; an explicit null (the old way to say so) is read as 0.
 CEILING_KEYS = ("max_agent_calls", "max_searches", "max_cost_usd", "max_minutes")
 _NON_NEGATIVE |= set(CEILING_KEYS)
@@ -217,9 +241,39 @@ def _check_range(key: str, value: Any, source: str) -> None:
         raise ConfigError(key, source, f"must be between 0 and 10, got {value!r}")
     if key == "sandbox_paths" and (relative := [v for v in value if not Path(v).expanduser().is_absolute()]):
         raise ConfigError(key, source, f"must be absolute paths (or start with ~), got {', '.join(relative)}")
+    if key == "languages":
+        try:
+            parse_choice(value)
+        except ValueError as exc:
+            raise ConfigError(key, source, str(exc), hint="for example: languages: [en, zh, +de]") from None
+    if key == "agent_env" and (bad := [v for v in value if not _ENV_PATTERN.fullmatch(v)]):
+        raise ConfigError(
+            key, source, f"expected variable names (a trailing * for a prefix), got {', '.join(bad)}"
+        )
+    if key == "allow_private_hosts":
+        _check_hosts(value, source)
     if key == "search_providers" and set(value) - set(SEARCH_PROVIDERS):
         unknown = ", ".join(sorted(set(value) - set(SEARCH_PROVIDERS)))
         raise ConfigError(key, source, f"unknown provider {unknown}; known: {', '.join(SEARCH_PROVIDERS)}")
+
+
+def _check_hosts(value: list[str], source: str) -> None:
+    """Each entry a host name, an IP address or a network in CIDR notation."""
+    for entry in value:
+        if "/" in entry and "://" not in entry:
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError as exc:
+                raise ConfigError(
+                    "allow_private_hosts", source, f"{entry!r} is not a network: {exc}"
+                ) from exc
+        elif not _HOST_PATTERN.fullmatch(entry):
+            raise ConfigError(
+                "allow_private_hosts",
+                source,
+                f"{entry!r} is not a host name, address or CIDR network",
+                hint="write names without scheme or port, e.g. intranet.example.com, 10.0.0.0/8",
+            )
 
 
 def _roles_from(value: Any, source: str) -> dict[str, RoleConfig]:
@@ -228,13 +282,23 @@ def _roles_from(value: Any, source: str) -> dict[str, RoleConfig]:
     roles: dict[str, RoleConfig] = {}
     for role, spec in value.items():
         if role not in ROLES:
-            raise ConfigError(f"roles.{role}", source, f"unknown role; roles are {', '.join(ROLES)}")
+            raise ConfigError(
+                f"roles.{role}",
+                source,
+                f"unknown role; roles are {', '.join(ROLES)}",
+                hint=nearest_hint(role, ROLES),
+            )
         if not isinstance(spec, Mapping):
             raise ConfigError(f"roles.{role}", source, "expected a mapping with agent, model or timeout")
         kwargs: dict[str, Any] = {}
         for key, item in spec.items():
             if key not in ("agent", "model", "timeout"):
-                raise ConfigError(f"roles.{role}.{key}", source, "unknown key; use agent, model or timeout")
+                raise ConfigError(
+                    f"roles.{role}.{key}",
+                    source,
+                    "unknown key; use agent, model or timeout",
+                    hint=nearest_hint(str(key), ("agent", "model", "timeout")),
+                )
             annotation = str | None if key != "timeout" else float | None
             kwargs[key] = _coerce(f"roles.{role}.{key}", item, annotation, source)
         if kwargs.get("agent") is not None and kwargs["agent"] not in AGENT_NAMES:
@@ -268,13 +332,20 @@ def _service_urls_from(value: Any, source: str) -> dict[str, str]:
     return urls
 
 
+def nearest_hint(name: str, known: Iterable[str]) -> str | None:
+    """ "did you mean X?" for the known name nearest to a misspelt one (None when none is near)."""
+    near = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
+    return f"did you mean {near[0]}?" if near else None
+
+
 def apply_layer(config: Config, layer: Mapping[str, Any], source: str) -> Config:
     """A copy of `config` with every key of `layer` checked and applied; errors name key and source."""
     hints = typing.get_type_hints(Config)
     updates: dict[str, Any] = {}
     for key, value in layer.items():
         if key not in hints:
-            raise ConfigError(str(key), source, "unknown setting", hint=f"known settings: {', '.join(hints)}")
+            hint = nearest_hint(str(key), hints) or "every setting is described in docs/input-reference.md"
+            raise ConfigError(str(key), source, "unknown setting", hint=hint)
         if key == "roles":
             merged = dict(config.roles)
             merged.update(_roles_from(value, source))
@@ -293,8 +364,17 @@ def apply_layer(config: Config, layer: Mapping[str, Any], source: str) -> Config
         if key == "source_base_urls":
             updates[key] = {**config.source_base_urls, **_service_urls_from(value, source)}
             continue
+        if isinstance(value, bool) and key in _CHOICES:
+            if value not in _BOOLEAN_WORDS.get(key, {}):
+                choices = ", ".join(_CHOICES[key])
+                raise ConfigError(
+                    key, source, f"must be one of {choices}, got {value} (YAML reads yes/on as true)"
+                )
+            value = _BOOLEAN_WORDS[key][value]  # `sandbox: off` as the README writes it
         if key == "documents" and isinstance(value, str):
             value = [value]  # one path (which may hold spaces), not a list of words
+        if key == "languages" and isinstance(value, str):
+            value = value.replace(",", " ").split()  # languages: en, de
         coerced = _coerce(key, value, hints[key], source)
         if coerced is None and key in CEILING_KEYS:
             coerced = 0  # `max_agent_calls: null` meant "no limit" before ceilings had defaults
@@ -342,7 +422,9 @@ def env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
         elif key in hints and key not in ("roles", "backend_args", "search_base_urls", "source_base_urls"):
             layer[key] = value if value != "" else None
         elif key not in ("home", "debug", "workdir", "service", "task", "call", "batch"):  # set for agents
-            raise ConfigError(name, "environment", "unknown setting")
+            near = difflib.get_close_matches(key, list(hints), n=1, cutoff=0.75)
+            hint = f"did you mean {ENV_PREFIX}{near[0].upper()}?" if near else None
+            raise ConfigError(name, "environment", "unknown setting", hint=hint)
     if roles:
         layer["roles"] = roles
     return layer

@@ -25,6 +25,7 @@ class ExitCode(IntEnum):
     ARCHIVE = 10  # `deepresearch archive` could not archive one or more URLs
     BATCH_INCOMPLETE = 11  # `deepresearch batch`: some jobs failed or were left (batch.json lists them)
     SERVICE = 12  # inside a run: its tool service is not answering (search needs it: it holds the keys)
+    NETWORK = 13  # the network failed: no search provider could be reached, or none answered
     INTERRUPTED = 130  # Ctrl-C / SIGTERM: the workspace is resumable
 
 
@@ -92,6 +93,12 @@ class WorkspaceLockedError(DeepResearchError):
     exit_code = ExitCode.LOCKED
 
 
+class LockTimeoutError(DeepResearchError):
+    """A shared file's lock was held elsewhere for longer than a lock may be waited for."""
+
+    exit_code = ExitCode.LOCKED
+
+
 class CheckFailedError(DeepResearchError):
     """The report did not pass verification; the report is kept with a Verification section."""
 
@@ -120,6 +127,13 @@ class ToolServiceError(DeepResearchError):
     """The run's tool service (search and archive for agents) cannot be started or reached."""
 
     exit_code = ExitCode.SERVICE
+
+
+class NetworkError(DeepResearchError):
+    """A service on the network could not be reached or did not answer (no connection, a name that
+    does not resolve, every search provider failing); nothing was counted or kept."""
+
+    exit_code = ExitCode.NETWORK
 
 
 class Interrupted(DeepResearchError):

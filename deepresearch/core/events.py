@@ -40,6 +40,14 @@ class RunStarted(Event):
 
 
 @dataclass(frozen=True)
+class QuestionStarted(Event):
+    """A follow-up question in a workspace that answered one before: what follows is its run."""
+
+    question_id: str
+    question: str
+
+
+@dataclass(frozen=True)
 class PhaseStarted(Event):
     phase: str
     round: int
@@ -97,6 +105,16 @@ class OutputRepair(Event):
 
 
 @dataclass(frozen=True)
+class OutputLenient(Event):
+    """An output file read although not written as asked (contracts.yamlfile.Lenient: a fenced
+    block, JSON instead of YAML, text around the YAML...)."""
+
+    role: str
+    label: str
+    forms: list[str]
+
+
+@dataclass(frozen=True)
 class TaskStatusChanged(Event):
     task_id: str
     status: str
@@ -114,7 +132,8 @@ class FactsMerged(Event):
 
 @dataclass(frozen=True)
 class CeilingsSet(Event):
-    """The run's effective ceilings (None: no limit), shown at the start: "at most N agent calls"."""
+    """The run's effective ceilings (None: no limit), shown at the start: "at most N agent calls",
+    and their split: the calls (and minutes) kept for the report, what research may use."""
 
     agent_calls: int | None
     minutes: float | None
@@ -122,6 +141,10 @@ class CeilingsSet(Event):
     cost_usd: float | None
     effort: str
     defaults: list[str] = field(default_factory=list)  # the ones taken from the effort preset
+    report_calls: int = 0
+    report_stages: list[str] = field(default_factory=list)  # synthesizer, repair, support check...
+    research_calls: int | None = None  # None: no call ceiling
+    report_minutes: float | None = None  # None: no time ceiling
 
 
 @dataclass(frozen=True)
@@ -202,7 +225,9 @@ class RunFinished(Event):
     output_tokens: int
     cost_usd: float
     violations: int | None = None  # report verification: None when no report was verified
-    calls_by_role: dict[str, int] = field(default_factory=dict)
+    calls_by_role: dict[str, int] = field(default_factory=dict)  # the whole run's, like agent_calls
+    economy: dict[str, Any] = field(default_factory=dict)  # a follow-up's: pipeline.economy.Economy
+    session_calls: int | None = None  # this invocation's calls (a resumed run made the rest before)
 
 
 class EventSink(Protocol):

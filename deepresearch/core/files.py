@@ -14,10 +14,18 @@ import hashlib
 import json
 import os
 import secrets
+import shutil
 import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from deepresearch.core.errors import LockTimeoutError
+
+# How long a lock on shared workspace state may be waited for: each holder keeps it for a few
+# milliseconds (an append, a counter, a registration).
+LOCK_TIMEOUT = 60.0
 
 
 def atomic_write(path: Path, data: str | bytes, *, durable: bool = True) -> None:
@@ -59,18 +67,37 @@ def write_if_changed(path: Path, text: str) -> bool:
 
 
 @contextlib.contextmanager
-def file_lock(path: Path) -> Iterator[None]:
-    """Hold an exclusive `flock` on `path` (created if needed) for the block; blocks until free.
+def file_lock(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+    """Hold an exclusive `flock` on `path` (created if needed) for the block; waits at most
+    `timeout` seconds for it, then raises LockTimeoutError (nothing holds a lock that long unless
+    it is stuck or hostile).
 
     Lock a sidecar file, never the data file itself: a data file replaced by `atomic_write` would
     leave the lock on the old inode. Not reentrant within one process."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+b") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        _acquire(handle.fileno(), path, timeout)
         try:
             yield
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _acquire(fd: int, path: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    pause = 0.005
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise LockTimeoutError(
+                    f"{path} stayed locked by another process for more than {timeout:g} s",
+                    hint="another deepresearch process is stuck holding it: stop that process and retry",
+                ) from None
+            time.sleep(pause)
+            pause = min(pause * 2, 0.1)
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -112,6 +139,21 @@ def file_sha256(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def merge_tree(source: Path, target: Path) -> None:
+    """Move everything under `source` into `target`, folder by folder (a file of the same name in
+    `target` is replaced); `source` is left empty. Used to keep what a command made in a temporary
+    folder once it has succeeded."""
+    target.mkdir(parents=True, exist_ok=True)
+    for entry in sorted(source.iterdir()):
+        there = target / entry.name
+        if entry.is_dir() and not entry.is_symlink() and there.is_dir():
+            merge_tree(entry, there)
+        elif there.is_dir() and not there.is_symlink():
+            raise IsADirectoryError(f"{there} is a folder; cannot replace it with the file {entry.name}")
+        else:
+            shutil.move(str(entry), str(there))
 
 
 def _fsync_dir(folder: Path) -> None:

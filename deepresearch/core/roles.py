@@ -27,8 +27,8 @@ class Role(StrEnum):
 
 class ToolProfile(StrEnum):
     """What a role may do. Writers read the workspace and write their one output file: no shell, no
-    web where the CLI can restrict tools. Researchers also run the deepresearch search and archive
-    commands, which need a shell."""
+    web where the CLI can restrict tools (a writer with the self-check runs that one command).
+    Researchers also run the deepresearch search and archive commands, which need a shell."""
 
     WRITER = "writer"
     RESEARCHER = "researcher"
@@ -41,18 +41,21 @@ class RoleTraits:
     tools: ToolProfile
     # Where its CLI and model come from when the configuration names none for it (None: run-wide).
     falls_back_to: Role | None = None
+    # It may run the self-check (`deepresearch check` through the run's tool service): code checks
+    # its output and sends it back when a check fails.
+    self_check: bool = False
 
 
 TRAITS: dict[Role, RoleTraits] = {
     Role.PLANNER: RoleTraits(ToolProfile.WRITER),
     Role.SUPERVISOR: RoleTraits(ToolProfile.WRITER),
-    Role.EXECUTOR: RoleTraits(ToolProfile.RESEARCHER),
+    Role.EXECUTOR: RoleTraits(ToolProfile.RESEARCHER, self_check=True),
     # Meant for a cheap model: by default whatever the reflector uses.
     Role.VERIFIER: RoleTraits(ToolProfile.WRITER, falls_back_to=Role.REFLECTOR),
     Role.REFLECTOR: RoleTraits(ToolProfile.WRITER),
-    Role.ANALYST: RoleTraits(ToolProfile.WRITER),
+    Role.ANALYST: RoleTraits(ToolProfile.WRITER, self_check=True),
     Role.CHARTS: RoleTraits(ToolProfile.WRITER),
-    Role.SYNTHESIZER: RoleTraits(ToolProfile.WRITER),
+    Role.SYNTHESIZER: RoleTraits(ToolProfile.WRITER, self_check=True),
 }
 
 ROLE_NAMES: tuple[str, ...] = tuple(role.value for role in Role)
@@ -61,3 +64,8 @@ ROLE_NAMES: tuple[str, ...] = tuple(role.value for role in Role)
 def tools_for(role: Role | str) -> ToolProfile:
     """The tool profile of a role."""
     return TRAITS[Role(role)].tools
+
+
+def self_checks(role: Role | str) -> bool:
+    """Whether a role may run the self-check command."""
+    return TRAITS[Role(role)].self_check

@@ -1,7 +1,8 @@
 """`deepresearch doctor`: what this machine and this workspace can do, each problem with its fix.
 
 Checks every supported agent CLI (installed, version, logged in — from the CLI's own status command
-where it has one, or a one-line round trip with `ping`) and the permission profile a run gives it,
+where it has one, or a one-line round trip with `ping`; for opencode and qwen also whether the
+OpenAI-compatible server their model resolves to answers) and the permission profile a run gives it,
 the OS sandbox (a real bubblewrap launch), Chromium for archiving (a real headless launch), the
 search providers, and the workspace's run. Returns typed results; only
 `cli/doctor_cmd.py` prints them. Subprocesses go through the one `ProcessRunner`.
@@ -26,6 +27,7 @@ from deepresearch.agents.base import (
     PermissionProfile,
     ToolProfile,
 )
+from deepresearch.agents.confine import call_environment
 from deepresearch.agents.registry import BUILTIN, DETECTION_ORDER, get_backend
 from deepresearch.core.config import Config, load_config
 from deepresearch.core.errors import DeepResearchError
@@ -39,8 +41,18 @@ from deepresearch.doctor.checks import (
     check_search,
     check_workspace,
 )
-from deepresearch.doctor.security import SandboxCheck, check_sandbox, permission_profiles
+from deepresearch.doctor.providers import ProviderCheck, check_provider
+from deepresearch.doctor.security import (
+    AgentEnvironment,
+    SandboxCheck,
+    agent_environments,
+    base_names,
+    check_sandbox,
+    permission_profiles,
+)
 
+NODE_MAJOR = 20  # the agent CLIs are npm packages that need Node.js 20 or later
+NODE_FIX = f"install Node.js {NODE_MAJOR} or later with npm (https://nodejs.org, or your package manager)"
 PING_PROMPT = "This is a connectivity check. Reply with the single word OK. Do not use any tools."
 VERSION_TIMEOUT = 30.0
 PING_TIMEOUT = 60.0
@@ -58,6 +70,7 @@ class AgentCheck:
     logged_in: bool | None = None
     login: str = ""  # how the login answer was found, or why it is unknown
     fix: str = ""  # the command that fixes the problem, when there is one
+    provider: ProviderCheck | None = None  # opencode, qwen: the endpoint their model resolves to
 
     @property
     def installed(self) -> bool:
@@ -80,8 +93,11 @@ class DoctorReport:
     workspace: WorkspaceCheck
     sandbox: SandboxCheck
     permissions: dict[str, PermissionProfile] = field(default_factory=dict)
+    environments: list[AgentEnvironment] = field(default_factory=list)
+    every_cli_env: tuple[str, ...] = ()  # what every CLI gets: the basics and `agent_env`
     config_problem: str = ""
     pinged: bool = False
+    node: str | None = None  # Node.js's version ("" when `node` is not on PATH), which npm installs need
 
     @property
     def usable_agents(self) -> list[str]:
@@ -93,6 +109,11 @@ class DoctorReport:
         found: list[tuple[str, str]] = []
         if self.config_problem:
             found.append((self.config_problem, "fix the named setting"))
+        if any(not a.installed for a in self.agents) and self.node is not None and not node_ok(self.node):
+            what = f"Node.js {self.node} is too old" if self.node else "Node.js is not installed"
+            found.append(
+                (f"{what}: the agent CLIs are npm packages that need Node.js {NODE_MAJOR}+", NODE_FIX)
+            )
         for agent in self.agents:
             if not agent.installed and agent.fix:
                 what = (
@@ -101,6 +122,8 @@ class DoctorReport:
                 found.append((f"{agent.name} {what}", agent.fix))
             elif agent.logged_in is False:
                 found.append((f"{agent.name} is not logged in ({agent.login})", agent.fix))
+            if agent.provider is not None and agent.provider.problem:
+                found.append((agent.provider.problem, agent.provider.fix))
         found += self.browser.problems() + self.search.problems() + self.sandbox.problems()
         return found + self.workspace.problems
 
@@ -118,6 +141,7 @@ def run_doctor(
     runner = runner or ProcessRunner()
     agents = check_agents(config, env, runner, ping)
     return DoctorReport(
+        node=node_version(env, runner),
         workdir=workdir,
         agents=agents,
         browser=check_browser(config.chromium_path, env),
@@ -125,9 +149,26 @@ def run_doctor(
         workspace=check_workspace(Workspace(workdir)),
         sandbox=check_sandbox(config),
         permissions=permission_profiles(config),
+        environments=agent_environments(config, env),
+        every_cli_env=base_names(config),
         config_problem=config_problem,
         pinged=ping,
     )
+
+
+def node_version(environ: Mapping[str, str], runner: ProcessRunner) -> str:
+    """Node.js's version (`node --version`), "" when it is not on PATH or does not answer."""
+    node = shutil.which("node", path=environ.get("PATH", os.defpath))
+    if node is None:
+        return ""
+    outcome = runner.run([node, "--version"], Path.cwd(), environ, VERSION_TIMEOUT, Path(os.devnull))
+    found = _VERSION.search(outcome.stdout) if outcome.exit_code == 0 else None
+    return found.group(0) if found else ""
+
+
+def node_ok(version: str) -> bool:
+    """Whether `version` (20.11.1) is a Node.js the agent CLIs run on."""
+    return version.split(".")[0].isdigit() and int(version.split(".")[0]) >= NODE_MAJOR
 
 
 def check_agents(
@@ -162,11 +203,22 @@ def check_agent(
     if logged_in is False and config.backend_args.get(backend.name):
         # Its status knows only its own login; backend_args may select a provider keyed otherwise.
         logged_in, login = None, f"logged out {login}, but backend_args may select another provider"
+    provider = check_provider(backend, ping_model(backend, config), environ)
     if ping and logged_in is not False:  # a status that says "logged out" needs no round trip
         logged_in, login = ping_agent(backend, config, environ, runner)
-    return AgentCheck(
-        backend.name, path, version, logged_in, login, backend.login_hint if logged_in is False else ""
-    )
+    fix = backend.login_hint if logged_in is False else ""
+    return AgentCheck(backend.name, path, version, logged_in, login, fix, provider)
+
+
+def ping_model(backend: AgentBackend, config: Config) -> str | None:
+    """The model a check of `backend` uses: the configured one when the run would give it to this
+    CLI; opencode's models are `provider/model`, so a bare name is another CLI's and it uses its own
+    configured default instead."""
+    if config.agent not in (None, backend.name) or not config.model:
+        return None
+    if backend.name == "opencode" and config.agent is None and "/" not in config.model:
+        return None
+    return config.model
 
 
 def ping_agent(
@@ -183,13 +235,13 @@ def ping_agent(
             workdir=root,
             output_file=root / "ping.txt",
             tools=ToolProfile.WRITER,
-            model=config.model if config.agent in (None, backend.name) else None,
+            model=ping_model(backend, config),
             extra_args=tuple(config.backend_args.get(backend.name, [])),
         )
         outcome = runner.run(
             backend.build_argv(request),
             cwd=root,
-            env=backend.build_env(request, environ),
+            env=backend.build_env(request, call_environment(environ, backend, config.agent_env)),
             timeout=min(config.agent_timeout, PING_TIMEOUT),
             log_path=Path(os.devnull),
         )

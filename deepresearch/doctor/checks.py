@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import importlib.metadata
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from deepresearch.core.config import SEARCH_PROVIDERS, Config
+from deepresearch.core.config import Config
 from deepresearch.core.errors import DeepResearchError
 from deepresearch.core.workspace import Workspace
 from deepresearch.state.lock import owner_alive, read_owner
@@ -96,11 +97,18 @@ def playwright_chromium(environ: Mapping[str, str]) -> str | None:
     return None
 
 
+NETWORK_FIX = "check this machine's internet connection (and HTTPS_PROXY if you use a proxy)"
+PROBE_QUERY = "deepresearch"  # what the keyless provider is asked, to see that it answers
+PROBE_TIMEOUT = 10.0
+
+
 @dataclass(frozen=True)
 class SearchCheck:
-    """The configured search providers, in order, and which can be used now."""
+    """The configured search providers, in order, and which can be used now: a keyed one when its key
+    is set, a keyless one when it answered a real search just now (`tried` says what it did)."""
 
     providers: list[tuple[str, str | None, bool]]  # name, its API key variable (None: keyless), usable
+    tried: dict[str, str] = field(default_factory=dict)  # keyless provider → what the test search did
 
     @property
     def usable(self) -> list[str]:
@@ -108,23 +116,38 @@ class SearchCheck:
 
     def problems(self) -> list[tuple[str, str]]:
         """(problem, fix) pairs."""
+        found = [
+            (f"{name} did not answer a test search: {self.tried[name]}", NETWORK_FIX)
+            for name, key, ok in self.providers
+            if key is None and not ok and name in self.tried
+        ]
         if self.usable:
-            return []
+            return found
         keys = [key for _, key, _ in self.providers if key]
         fix = f"set {' or '.join(keys)}" if keys else "add duckduckgo to search_providers"
-        return [("no search provider can be used: agents can only use their own web search", fix)]
+        return [*found, ("no search provider can be used: agents can only use their own web search", fix)]
 
 
 def check_search(config: Config, environ: Mapping[str, str]) -> SearchCheck:
-    """Each configured provider with its key variable and whether the key is set."""
-    from deepresearch.search.providers import PROVIDER_CLASSES
+    """Each configured provider with its key variable and whether it can be used; the keyless ones
+    (DuckDuckGo) are tried with one real search, since no key says whether they work."""
+    from deepresearch.search.model import ProviderError
+    from deepresearch.search.providers import configured_providers
 
-    names = config.search_providers if config.search_providers is not None else list(SEARCH_PROVIDERS)
-    rows = []
-    for name in dict.fromkeys(names):
-        key = PROVIDER_CLASSES[name].key_env
-        rows.append((name, key, key is None or bool(environ.get(key, "").strip())))
-    return SearchCheck(rows)
+    rows, tried = [], {}
+    for provider in configured_providers(config, environ):
+        usable = provider.available(environ)
+        if provider.key_env is None:
+            start = time.monotonic()
+            try:
+                results = provider.search(PROBE_QUERY, 3, min(config.search_timeout, PROBE_TIMEOUT))
+            except ProviderError as exc:
+                usable, tried[provider.name] = False, str(exc).removeprefix(f"{provider.name}: ")
+            else:
+                seconds = time.monotonic() - start
+                tried[provider.name] = f"answered a test search ({len(results)} results, {seconds:.1f} s)"
+        rows.append((provider.name, provider.key_env, usable))
+    return SearchCheck(rows, tried)
 
 
 @dataclass
@@ -140,12 +163,14 @@ class WorkspaceCheck:
     lock: str = "free"
     report: str = ""
     problems: list[tuple[str, str]] = field(default_factory=list)
+    no_run: str = ""  # why the folder holds no run, as `check` and `status` say it
 
 
 def check_workspace(workspace: Workspace) -> WorkspaceCheck:
     """Read task.md, the lock and report.md of `workspace` (read-only)."""
     check = WorkspaceCheck(workspace.root)
-    if not workspace.task_md.is_file():
+    if not workspace.has_run():
+        check.no_run = workspace.no_run()[0]
         return check
     check.has_run = True
     root = workspace.root

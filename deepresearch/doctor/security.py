@@ -1,17 +1,20 @@
-"""The doctor's security checks: whether the OS sandbox works here, and what each CLI's own
-permission rules allow its roles (and what they cannot express)."""
+"""The doctor's security checks: whether the OS sandbox works here, what each CLI's own permission
+rules allow its roles (and what they cannot express), and what of this environment passes to each
+CLI (names only, never values)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from deepresearch.agents.base import PermissionProfile
+from deepresearch.agents.base import AgentBackend, PermissionProfile, declared_env
 from deepresearch.agents.custom import PERMISSIONS as CUSTOM_PERMISSIONS
-from deepresearch.agents.registry import BUILTIN, DETECTION_ORDER
+from deepresearch.agents.registry import BUILTIN, DETECTION_ORDER, get_backend
 from deepresearch.core import sandbox
+from deepresearch.core.agent_env import BASE, agent_environment
 from deepresearch.core.config import Config
-from deepresearch.core.errors import ConfigError
+from deepresearch.core.errors import ConfigError, DeepResearchError
 
 
 @dataclass(frozen=True)
@@ -59,3 +62,32 @@ def permission_profiles(config: Config) -> dict[str, PermissionProfile]:
     if config.custom_command:
         profiles["custom"] = CUSTOM_PERMISSIONS
     return profiles
+
+
+@dataclass(frozen=True)
+class AgentEnvironment:
+    """What of the environment passes to one CLI's agents (names only)."""
+
+    name: str
+    declared: tuple[str, ...]  # the backend's own names and prefixes (besides BASE and agent_env)
+    passed: tuple[str, ...]  # the variables set here that it gets
+    withheld: tuple[str, ...]  # the variables set here that it does not get
+
+
+def agent_environments(config: Config, environ: Mapping[str, str]) -> list[AgentEnvironment]:
+    """For each supported CLI (and the custom command, when configured): what passes to it."""
+    backends: list[AgentBackend] = [BUILTIN[name]() for name in DETECTION_ORDER]
+    if config.custom_command:
+        with contextlib.suppress(DeepResearchError):  # a broken custom_command: the agent checks say so
+            backends.append(get_backend("custom", config))
+    found = []
+    for backend in backends:
+        passed = agent_environment(environ, declared_env(backend), config.agent_env)
+        withheld = tuple(sorted(name for name in environ if name not in passed))
+        found.append(AgentEnvironment(backend.name, declared_env(backend), tuple(sorted(passed)), withheld))
+    return found
+
+
+def base_names(config: Config) -> tuple[str, ...]:
+    """What every CLI gets besides its own: the basics and the `agent_env` setting."""
+    return (*BASE, *config.agent_env)

@@ -2,13 +2,17 @@
 
 Reading a text (after NFKC, so full-width digits and `％` count, and non-breaking spaces are spaces):
 
-- thousands separators: `1,234,567`, `1 234 567` (space, no-break or thin space), `1.234.567`;
+- thousands separators: `1,234,567`, `1 234 567` (space, no-break or thin space), `1.234.567`,
+  `1'234'567`;
 - decimals: `3.5` and `3,5`. A single `,` or `.` followed by exactly three digits is ambiguous
   (`1,234` / `1.234`), so both readings are kept: 1234 and 1.234;
 - sign: a leading `-` or `−` (or a dash after a space), never the hyphen of `COVID-19` or `2019-2020`;
 - percentages: `42%`, `42 percent`, `42 per cent`, `42个百分点` read as 42 and also as 0.42;
-- scale words: `thousand`/`k`, `million`/`mn`/`m`, `billion`/`bn`/`b`, `trillion`/`tn`, and
-  `千`, `万`, `百万`, `千万`, `亿`, `万亿`: `1.2 million` is read as both 1.2 and 1200000.
+- scale words: `thousand`/`k`, `million`/`mn`/`m`, `billion`/`bn`/`b`, `trillion`/`tn`,
+  `千`, `万`/`萬`, `百万`, `千万`, `亿`/`億`, `万亿`, `兆`, and German, French and Spanish ones
+  (`Mio.`, `Mrd.`, `Milliarden`, `millions`, `milliards`, `millones`, `mil millones`...):
+  `1.2 million` is read as both 1.2 and 1200000 (units.py reads them in full, with units);
+- percentages also as `Prozent`, `pour cent`, `por ciento`, `パーセント`;
 
 Whether a number is one of them, and about the same thing, is the one rule for facts, reports and
 figures alike: evidence/number_match.py, aboutness.py and judge.py.
@@ -21,17 +25,23 @@ import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal
 
-_SPACES = "[ \u00a0\u202f\u2009]"
+_SPACES = "[ \u00a0\u202f\u2009'’]"  # 1 234 567 (thin and no-break spaces too), 1'234'567 (Swiss)
 _NUMBER = re.compile(
     rf"(?<![\w.,])(?P<sign>[-−]|(?<!\S)[–—])?"
     rf"(?P<num>\d{{1,3}}(?:{_SPACES}\d{{3}})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)*)"
-    r"(?P<suffix>\s?(?:%|percent\b|per cent\b|pct\b|个百分点|万亿|千万|百万|亿|万|千)"
-    r"|\s?(?:thousand|million|billion|trillion)\b|(?:k|mn|m|bn|b|tn)\b)?",
+    r"(?P<suffix>\s?(?:%|percent\b|per cent\b|pct\b|prozent\b|pour cent\b|por ciento\b|パーセント|个百分点"
+    r"|万亿|萬億|千万|百万|千億|千亿|百億|百亿|十億|十亿|亿|億|万|萬|兆|千)"
+    r"|\s?(?:thousand|million|billion|trillion|tausend|millionen|milliarden|billionen|millions|milliards"
+    r"|mil millones|millones|millón|mil|mio\.|mio|mrd\.|mrd|md)(?![^\W\d_])|(?:k|mn|m|bn|b|tn)\b)?",
     re.IGNORECASE | re.ASCII,  # ASCII: a CJK character before a number is not part of a word
 )
 _SCALES = {
     "thousand": 3, "k": 3, "million": 6, "mn": 6, "m": 6, "billion": 9, "bn": 9, "b": 9,
     "trillion": 12, "tn": 12, "千": 3, "万": 4, "百万": 6, "千万": 7, "亿": 8, "万亿": 12,
+    "萬": 4, "億": 8, "十亿": 9, "十億": 9, "百亿": 10, "百億": 10, "千亿": 11, "千億": 11, "萬億": 12, "兆": 12,
+    "tausend": 3, "millionen": 6, "milliarden": 9, "billionen": 12, "millions": 6, "milliards": 9,
+    "mil": 3, "millón": 6, "millones": 6, "mil millones": 9, "mio.": 6, "mio": 6, "mrd.": 9, "mrd": 9,
+    "md": 9,
 }  # fmt: skip
 
 

@@ -1,8 +1,9 @@
 """Quantities written in prose: numbers with their units and scale, ranges, and what is not a claim.
 
 `quantities(text)` reads every number that states something (a claim), in its unit's base (see
-units.py): `4,800 MW` and `4.8 GW` both read 4.8e9 W. Separators and decimal commas are read as in
-numbers.py (`1,234` keeps both readings). A range shares its unit and scale: `4–5 GW`, `4 to 5 GW`,
+units.py): `4,800 MW` and `4.8 GW` both read 4.8e9 W, `4,8 Mrd. €` and `€4.8bn` 4.8e9 EUR.
+Separators and decimal commas are read as in numbers.py (`1,234` keeps both readings). Chinese and
+Japanese compounds are one number: `1兆2000億円` is 1.2e12 JPY, `1億2500万` 1.25e8. A range shares its unit and scale: `4–5 GW`, `4 to 5 GW`,
 `between 4 and 5 GW`, `€4–5 billion`, `4至5吉瓦` are two quantities, each in GW (or billions of euros).
 
 Not claims (left out): years (a bare whole number 1800-2100, `2020s`, `2024年`), the parts of a date
@@ -19,8 +20,9 @@ import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from deepresearch.core.langdetect import detect_language
 from deepresearch.evidence.numbers import normalize, readings
-from deepresearch.evidence.units import Unit, read_prefix, read_tail
+from deepresearch.evidence.units import LONG_SCALE_LANGUAGES, Unit, read_prefix, read_tail
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,7 @@ class Quantity:
 
 
 _NUMBER = re.compile(
-    r"(?<![\w.,])(?P<num>\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)*)",
+    r"(?<![\w.,])(?P<num>\d{1,3}(?:[ \u00a0\u202f\u2009'’]\d{3})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)*)",
     re.ASCII,
 )
 _NUMBER_WORDS = {
@@ -89,6 +91,7 @@ _NOT_CLAIMS = [
     re.compile(r"\(\d{1,2}\)|\b\d+(?:st|nd|rd|th)\b", re.IGNORECASE),  # (3), 1st, 4th
     re.compile(r"\b\d{4}s\b"),  # the 2020s
 ]
+_BILLION = re.compile(r"\bbillion\b", re.IGNORECASE)
 _RANGE = re.compile(r"\s*(?:[-–—~～]|to|and|至|到)\s*", re.IGNORECASE)
 _BETWEEN = re.compile(r"(?:between|from)\s*$", re.IGNORECASE)
 _YEAR_BEFORE = re.compile(r"\b(?:in|since|by|during|until|of|for)\s*$|(?:end|mid)-$", re.IGNORECASE)
@@ -105,6 +108,7 @@ class _Raw:
     scale: int
     unit: Unit | None
     word: bool = False  # spelled out: twelve
+    cjk: bool = False  # its scale is a big Chinese or Japanese one (万, 亿, 億, 兆): 1兆 may go on 2000億
 
 
 def _step(value: Decimal, exact: bool = False) -> Decimal:
@@ -133,25 +137,52 @@ def _is_year(raw: _Raw, text: str) -> bool:
     return bool(re.fullmatch(r"\d{4}", digits) and 1800 <= int(digits) <= 2100 and not raw.unit)
 
 
-def _raw_numbers(text: str, words: bool) -> list[_Raw]:
+def _raw_numbers(text: str, words: bool, long_scale: bool) -> list[_Raw]:
     found: list[_Raw] = []
     for match in _NUMBER.finditer(text):
         values = sorted({abs(v) for v in readings(match.group("num"))})
         if not values:
             continue  # a version number or a list of numbers, not one number
         digits = tuple(Reading(v, _step(v), _step(v, exact=True)) for v in values)
-        tail, prefix = read_tail(text, match.end()), read_prefix(text, match.start())
+        tail, prefix = read_tail(text, match.end(), long_scale), read_prefix(text, match.start())
         start = prefix[1] if prefix else match.start()
         unit = tail.unit or (prefix[0] if prefix else None)
-        found.append(_Raw(start, match.start(), max(tail.end, match.end()), digits, tail.scale, unit))
+        end = max(tail.end, match.end())
+        found.append(_Raw(start, match.start(), end, digits, tail.scale, unit, cjk=tail.cjk))
     if words:
         for match in _WORD_NUMBER.finditer(text):
             value = Decimal(_NUMBER_WORDS[match.group().lower()])
-            tail = read_tail(text, match.end())
+            tail = read_tail(text, match.end(), long_scale)
             reading = (Reading(value, Decimal(1), Decimal(1)),)
             end = max(tail.end, match.end())
             found.append(_Raw(match.start(), match.start(), end, reading, tail.scale, tail.unit, True))
     return sorted(found, key=lambda r: r.start)
+
+
+def _join_compounds(raws: list[_Raw]) -> list[_Raw]:
+    """One number from the parts of a Chinese or Japanese compound: 1兆2000億円 is 1.2 × 10¹² yen,
+    1億2500万人 125 million people, 1万2000 twelve thousand."""
+    out: list[_Raw] = []
+    for raw in raws:
+        head = out[-1] if out else None
+        if (
+            head is None
+            or not head.cjk
+            or head.unit is not None
+            or head.end != raw.digits_at
+            or raw.scale >= head.scale
+            or any(r.value >= Decimal(1).scaleb(head.scale - raw.scale) or r.value % 1 for r in raw.digits)
+        ):
+            out.append(raw)
+            continue
+        digits = tuple(
+            Reading(h.value.scaleb(head.scale) + r.value.scaleb(raw.scale), r.step.scaleb(raw.scale),
+                    r.exact.scaleb(raw.scale))
+            for h in head.digits
+            for r in raw.digits
+        )  # fmt: skip
+        out[-1] = _Raw(head.start, head.digits_at, raw.end, digits, 0, raw.unit, cjk=raw.cjk)
+    return out
 
 
 def _join_ranges(text: str, raws: list[_Raw]) -> list[_Raw]:
@@ -182,10 +213,20 @@ def prepare(text: str) -> str:
     return normalize(text.replace("，", "， ").replace("、", "、 "))
 
 
-def quantities(text: str, claims_only: bool = True) -> list[Quantity]:
-    """The quantities in `text` (see `prepare`), claims only unless `claims_only` is False."""
+def long_scale(text: str, language: str | None = None) -> bool:
+    """Whether `billion` means 10¹² in `text`: it is German or French (`language`, else detected,
+    and only when the word is there)."""
+    if not _BILLION.search(text):
+        return False
+    return (language if language is not None else detect_language(text)) in LONG_SCALE_LANGUAGES
+
+
+def quantities(text: str, claims_only: bool = True, language: str | None = None) -> list[Quantity]:
+    """The quantities in `text` (see `prepare`), claims only unless `claims_only` is False;
+    `language`: the text's language code when known (else detected where it matters)."""
     text = prepare(text)
-    raws = _join_ranges(text, _raw_numbers(text, words=not claims_only))
+    raws = _raw_numbers(text, not claims_only, long_scale(text, language))
+    raws = _join_ranges(text, _join_compounds(raws))
     masked = _masked(text)
     found: list[Quantity] = []
     for raw in raws:

@@ -86,7 +86,11 @@ _CHANGE_WORDS = re.compile(
     r"\b(?:add(?:ed|s|ing|itions?)|net|increase[sd]?|decrease[sd]?|rose|rise[sn]?|fell|falls?|grew|growth|"
     r"declin\w*|drop\w*|up|down|change[sd]?|yoy|year-on-year|higher|lower\w*|more|less|gain\w*|loss\w*|cut|"
     r"reduc\w*|rais\w*|halv\w*|doubl\w*)\b"
-    r"|\bnew\b|增长|增加|减少|下降|上升|新增|同比|净",
+    r"|\bnew\b|增长|增加|减少|下降|上升|新增|同比|净|増加|減少|上昇|低下|伸び"
+    # German, French, Spanish, Italian (issue 28's languages): a quote in them may state a change
+    r"|\b(?:stieg\w*|gestiegen|steigt|sank\w*|gesunken|sinkt|wuchs|gewachsen|wächst|anstieg\w*|zuwachs\w*|"
+    r"rückgang\w*|zunahme|abnahme|augment\w*|hausse|baiss\w*|diminu\w*|progress\w*|recul\w*|"
+    r"aument\w*|creci\w*|subi\w*|cay\w*|descen\w*|disminu\w*|crescit\w*|cresciut\w*|calat\w*)\b",
     re.IGNORECASE,
 )
 

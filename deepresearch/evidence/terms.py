@@ -40,6 +40,7 @@ _STOP = frozenset({
 _SHORT_STOP = frozenset({"of", "in", "to", "on", "at", "by", "or", "an", "as", "is", "it", "up", "no", "vs"})
 _SUFFIXES = ("ations", "ation", "itions", "ition", "ings", "ing", "ies", "ed", "es", "s")
 # Words that make a clause's number a change: `net additions were 0.3 GW`.
+_REPORTING = re.compile(r"\b(?:add|adds|added)\s+that\b", re.IGNORECASE)
 CHANGE_TERMS = frozenset({"add", "net", "increase", "decrease", "growth", "decline", "change", "gain", "yoy"})
 # Where a group of clauses ends: the next one starts with one of these.
 _STRONG = re.compile(
@@ -61,6 +62,7 @@ def stem(word: str) -> str:
 def terms_of(text: str) -> frozenset[str]:
     """The content words of `text`, lower case and stemmed; two-letter ones only as capitals
     (`AC`, `DC`, `EU`)."""
+    text = _REPORTING.sub(" ", text)  # `they would add that 42% ...`: a way of speaking, not a change
     words = (w.lower() for w in _WORD.findall(text) if len(w) >= 3 or (len(w) == 2 and w.isupper()))
     return frozenset(stem(w) for w in words if w not in _STOP and w not in _SHORT_STOP)
 

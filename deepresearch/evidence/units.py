@@ -2,14 +2,22 @@
 
 A quantity's value is kept in its dimension's base unit, so `4,800 MW` and `4.8 GW` are the same
 4.8e9 W, and `€1.2bn` and `1.2 billion euros` the same 1.2e9 EUR. Dimensions: W (power), Wh
-(energy), % (per cent and percentage points), EUR, USD, GBP, CNY, h (durations: `2 hours`, `1.8 h`,
-`30-month`, `15-year`; a month is 730 h, a year 8,760 h); "" for a bare number (counts, units this
-table does not know). Scale words (thousand, million, bn, 万, 亿...) multiply.
+(energy), % (per cent and percentage points), EUR, USD, GBP, CNY, JPY, h (durations: `2 hours`,
+`1.8 h`, `30-month`, `15-year`; a month is 730 h, a year 8,760 h); "" for a bare number (counts,
+units this table does not know). Scale words multiply, in English, Chinese, Japanese, German,
+French, Spanish and Italian: thousand, million, bn, 万/萬, 亿/億, 兆 (10¹²), Tsd., Mio., Mrd.,
+Milliarden, Billionen (10¹²), millions, milliards, Md€, M€, mil, millones, mil millones, billones
+(10¹²), mila, miliardi. `billion` is 10⁹, and 10¹² in a German or French text (`long_scale`); a
+joining `de`/`d'` may stand between a scale and its unit (`2,3 milliards d'euros`), and 多/余
+("more than") between digits and a Chinese scale (`300多万`). `¥` is read as yuan; yen are
+written `円`, `yen` or `JPY`.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -74,21 +82,52 @@ WORDS |= {
     "兆瓦": Unit("W", Decimal(10) ** 6), "吉瓦时": Unit("Wh", Decimal(10) ** 9),
     "吉瓦": Unit("W", Decimal(10) ** 9), "太瓦时": Unit("Wh", Decimal(10) ** 12),
     "元": Unit("CNY"), "人民币": Unit("CNY"), "美元": Unit("USD"), "欧元": Unit("EUR"), "英镑": Unit("GBP"),
+    "日元": Unit("JPY"), "yen": Unit("JPY"), "yenes": Unit("JPY"), "jpy": Unit("JPY"),
     **WORDS_DURATION,
 }  # fmt: skip
+# The same units in German, French, Spanish and Japanese.
+WORDS |= {
+    "prozent": Unit("%"), "prozentpunkte": Unit("%"), "prozentpunkten": Unit("%"), "prozentpunkt": Unit("%"),
+    "pour cent": Unit("%"), "pourcent": Unit("%"), "points de pourcentage": Unit("%"),
+    "point de pourcentage": Unit("%"), "por ciento": Unit("%"), "puntos porcentuales": Unit("%"),
+    "punto porcentual": Unit("%"), "パーセント": Unit("%"),
+    "us-dollar": Unit("USD"), "dólares": Unit("USD"), "dólar": Unit("USD"), "ドル": Unit("USD"),
+    "米ドル": Unit("USD"), "ユーロ": Unit("EUR"), "円": Unit("JPY"), "人民元": Unit("CNY"),
+}  # fmt: skip
+for _word, _exp in {**_WORDS, "": 0}.items():
+    _size = Decimal(10) ** _exp
+    for _hours in ("wattstunden", "wattstunde", "wattheures", "wattheure", "vatios hora", "vatios-hora"):
+        WORDS[f"{_word}{_hours}"] = Unit("Wh", _size)
+    WORDS |= {f"{_word}vatios": Unit("W", _size), f"{_word}vatio": Unit("W", _size)}
+for _kana, _exp in {"": 0, "キロ": 3, "メガ": 6, "ギガ": 9, "テラ": 12}.items():
+    WORDS |= {
+        f"{_kana}ワット": Unit("W", Decimal(10) ** _exp),
+        f"{_kana}ワット時": Unit("Wh", Decimal(10) ** _exp),
+    }
 # Written before the number: €4.8bn, US$ 3 million, EUR 12, ¥300.
 PREFIXES: dict[str, Unit] = {
     "US$": Unit("USD"), "$": Unit("USD"), "€": Unit("EUR"), "£": Unit("GBP"), "¥": Unit("CNY"),
     "USD": Unit("USD"), "EUR": Unit("EUR"), "GBP": Unit("GBP"), "CNY": Unit("CNY"), "RMB": Unit("CNY"),
+    "JPY": Unit("JPY"),
 }  # fmt: skip
 SCALES: dict[str, int] = {
     "thousand": 3, "million": 6, "mn": 6, "mln": 6, "billion": 9, "bn": 9, "trillion": 12, "tn": 12,
-    "千": 3, "万": 4, "十万": 5, "百万": 6, "千万": 7, "亿": 8, "万亿": 12,
+    "千": 3, "万": 4, "十万": 5, "百万": 6, "千万": 7, "亿": 8, "十亿": 9, "百亿": 10, "千亿": 11, "万亿": 12,
+    "萬": 4, "億": 8, "十億": 9, "百億": 10, "千億": 11, "萬億": 12, "兆": 12,
+    # German, French, Spanish, Italian
+    "tsd.": 3, "tausend": 3, "mio.": 6, "mio": 6, "millionen": 6, "mrd.": 9, "mrd": 9, "milliarde": 9,
+    "milliarden": 9, "billionen": 12, "bio.": 12, "mille": 3, "millions": 6, "milliard": 9, "milliards": 9,
+    "md": 9, "mds": 9, "billions": 12, "mil": 3, "millón": 6, "millones": 6, "mil millones": 9,
+    "millardo": 9, "millardos": 9, "billón": 12, "billones": 12, "mila": 3, "milione": 6, "milioni": 6,
+    "miliardo": 9, "miliardi": 9,
 }  # fmt: skip
+LONG_SCALE = {"billion": 12}  # in German and French: `1 Billion Euro` is 10¹² euros
+LONG_SCALE_LANGUAGES = ("de", "fr")
+_BIG_CJK = frozenset(w for w, e in SCALES.items() if e >= 4 and re.search("[万萬亿億兆]", w))
 # Written right after the digits, no space: 5k, 3m, 2b (a lone "m" after a space is metres).
 TIGHT_SCALES: dict[str, int] = {"k": 3, "m": 6, "b": 9}
 
-_CJK = re.compile(r"[\u3400-\u9fff]")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 
 def _alternation(words: list[str]) -> str:
@@ -96,21 +135,40 @@ def _alternation(words: list[str]) -> str:
 
 
 def _word_end(word: str) -> str:
-    """A word ends at a non-letter; CJK words and symbols need no boundary."""
-    return "" if _CJK.search(word) or not word[-1].isalpha() else r"(?![^\W\d_])"
+    """A word ends at a non-letter or a CJK character (480万kWだった); CJK words and symbols need no
+    boundary."""
+    # Case-sensitive (`(?-i:`): the class has no case, and under IGNORECASE Python compiles its CJK
+    # ranges character by character for each of the hundreds of words (0.9 s at every import).
+    return (
+        "" if _CJK.search(word) or not word[-1].isalpha() else r"(?-i:(?![^\W\d_\u3040-\u30ff\u3400-\u9fff]))"
+    )
 
 
-_SYMBOL_RE = re.compile(
-    "|".join(rf"{re.escape(s)}{_word_end(s)}" for s in sorted(SYMBOLS, key=len, reverse=True))
-)
-_WORD_RE = re.compile(
-    "|".join(rf"{re.escape(w)}{_word_end(w)}" for w in sorted(WORDS, key=len, reverse=True)), re.IGNORECASE
-)
-_SCALE_RE = re.compile(
-    "|".join(rf"{re.escape(w)}{_word_end(w)}" for w in sorted(SCALES, key=len, reverse=True)), re.IGNORECASE
-)
-_TIGHT_RE = re.compile(r"(?:k|m|b)(?![^\W\d_])", re.IGNORECASE)
+_TABLES: dict[str, tuple[Iterable[str], re.RegexFlag]] = {
+    "symbols": (SYMBOLS, re.NOFLAG),
+    "words": (WORDS, re.IGNORECASE),
+    "scales": (SCALES, re.IGNORECASE),
+}
+
+
+@functools.cache
+def _words_re(table: str) -> re.Pattern[str]:
+    """The alternation of one table's words (`_TABLES`), longest first, each ending as `_word_end`
+    says; compiled on first use (about 0.3 s for the three: a command that reads no number does not
+    pay it)."""
+    words, flags = _TABLES[table]
+    return re.compile(
+        "|".join(rf"{re.escape(w)}{_word_end(w)}" for w in sorted(words, key=len, reverse=True)), flags
+    )
+
+
 _PREFIX_RE = re.compile(rf"(?:{_alternation(list(PREFIXES))})\s?$")
+
+
+_TIGHT_RE = re.compile(r"(?:k|m|b)(?![^\W\d_])", re.IGNORECASE)
+_CURRENCY_SCALE_RE = re.compile(r"(?:k|M)(?=\s?[€$£¥])")  # 12,5 M€, 300 k€
+_MORE_THAN = "多余餘"  # 300多万: more than three million
+_JOINING_RE = re.compile(r"\s?(?:de|d['’]|di)\s?", re.IGNORECASE)  # millones de dólares, milliards d'euros
 
 
 @dataclass(frozen=True)
@@ -120,11 +178,12 @@ class Tail:
     scale: int = 0
     unit: Unit | None = None
     end: int = 0
+    cjk: bool = False  # the scale is a Chinese or Japanese one of 万 or more (万, 亿, 億, 兆 ...)
 
 
 def _unit_at(text: str, pos: int) -> tuple[Unit, int] | None:
-    for regex, table, fold in ((_SYMBOL_RE, SYMBOLS, False), (_WORD_RE, WORDS, True)):
-        match = regex.match(text, pos)
+    for name, table, fold in (("symbols", SYMBOLS, False), ("words", WORDS, True)):
+        match = _words_re(name).match(text, pos)
         if match and not _YEAR_END.match(text, match.start()):
             key = match.group().lower() if fold else match.group()
             return table[key], match.end()
@@ -139,9 +198,26 @@ def _skip_space(text: str, pos: int) -> int:
     return pos + 1 if pos < len(text) and text[pos] in " \u00a0\u202f\u2009-" else pos
 
 
-def read_tail(text: str, pos: int) -> Tail:
-    """The scale and unit written right after a number that ends at `pos` (each optional)."""
-    scale, end = 0, pos
+def _scale_at(text: str, pos: int, long_scale: bool) -> tuple[int, int, bool] | None:
+    """(power of ten, end, whether it is a big CJK scale) of a scale word at `pos`."""
+    if pos < len(text) and text[pos] in _MORE_THAN:
+        found = _scale_at(text, pos + 1, long_scale)
+        return found if found is not None and found[2] else None
+    currency = _CURRENCY_SCALE_RE.match(text, pos)
+    if currency:
+        return TIGHT_SCALES[currency.group().lower()], currency.end(), False
+    match = _words_re("scales").match(text, pos)
+    if match is None:
+        return None
+    word = match.group().lower()
+    power = LONG_SCALE[word] if long_scale and word in LONG_SCALE else SCALES[word]
+    return power, match.end(), word in _BIG_CJK
+
+
+def read_tail(text: str, pos: int, long_scale: bool = False) -> Tail:
+    """The scale and unit written right after a number that ends at `pos` (each optional);
+    `long_scale`: the text is German or French, where a billion is 10¹²."""
+    scale, end, cjk = 0, pos, False
     tight = _TIGHT_RE.match(text, pos)
     if tight:
         scale, end = TIGHT_SCALES[tight.group().lower()], tight.end()
@@ -150,13 +226,16 @@ def read_tail(text: str, pos: int) -> Tail:
         unit = _unit_at(text, spaced)  # a unit first: 千瓦 is kW, not 千 + 瓦
         if unit is not None:
             return Tail(0, unit[0], unit[1])
-        match = _SCALE_RE.match(text, spaced)
-        if match:
-            scale, end = SCALES[match.group().lower()], match.end()
+        found = _scale_at(text, spaced, long_scale)
+        if found is not None:
+            scale, end, cjk = found
     unit = _unit_at(text, _skip_space(text, end))
+    joining = _JOINING_RE.match(text, end) if scale and unit is None else None
+    if joining is not None:  # 2,3 milliards d'euros
+        unit = _unit_at(text, joining.end())
     if unit is not None:
-        return Tail(scale, unit[0], unit[1])
-    return Tail(scale, None, end)
+        return Tail(scale, unit[0], unit[1], cjk)
+    return Tail(scale, None, end, cjk)
 
 
 def read_prefix(text: str, start: int) -> tuple[Unit, int] | None:
@@ -167,9 +246,12 @@ def read_prefix(text: str, start: int) -> tuple[Unit, int] | None:
     return (PREFIXES[match.group().strip()], window + match.start()) if match else None
 
 
-_NAMED = re.compile(
-    rf"(?<![^\W\d_])(?:{_alternation([*SYMBOLS, *WORDS, *PREFIXES])})(?![^\W\d_])", re.IGNORECASE
-)
+@functools.cache
+def _named_re() -> re.Pattern[str]:
+    """Any unit, written with or without a number; compiled on first use, as `_words_re`."""
+    return re.compile(
+        rf"(?<![^\W\d_])(?:{_alternation([*SYMBOLS, *WORDS, *PREFIXES])})(?![^\W\d_])", re.IGNORECASE
+    )
 
 
 def named_dimensions(text: str) -> frozenset[str]:
@@ -177,5 +259,5 @@ def named_dimensions(text: str) -> frozenset[str]:
     what a bare number in it, or under it as a header, may be measured in."""
     table = {k.lower(): v for k, v in (*SYMBOLS.items(), *WORDS.items(), *PREFIXES.items())}
     return frozenset(
-        table[m.group().lower()].dimension for m in _NAMED.finditer(text) if m.group().lower() in table
+        table[m.group().lower()].dimension for m in _named_re().finditer(text) if m.group().lower() in table
     )

@@ -6,7 +6,7 @@ Whether it runs (`analysis` setting): `never`; `always`; or `auto`, which runs i
 evaluate, impact, forecast, should, cause... or 为什么, 比较, 评估, 影响, 预测...) or a long question
 (over 40 words, or 120 CJK characters) runs it.
 
-The analysis (`logs/analyst_result.md`) is checked by the report's own checks; violations go back to
+The analysis (`logs/calls/analyst/analyst_result.md`) is checked by the report's own checks; violations go back to
 the analyst once. What remains is reported as a notice, and an analysis that still cites an
 unregistered source or an unknown fact is withheld from the synthesizer (renamed `.withheld.md`).
 """
@@ -18,6 +18,7 @@ from pathlib import Path
 
 from deepresearch.contracts.report import ANALYSIS_SECTIONS
 from deepresearch.core.events import Notice, PhaseFinished, PhaseStarted
+from deepresearch.core.spendplan import Stage
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.prompts import render_prompt
 from deepresearch.pipeline.roles import ANALYST
@@ -60,7 +61,9 @@ def analyse(ctx: RunContext) -> Path | None:
     """Run the critical analysis when the question calls for it; the checked file, or None."""
     doc, round_no = ctx.doc, ctx.doc.front.round
     run, reason = analysis_decision(doc, ctx.config.analysis)
-    skip = reason if not run else "no facts to analyse" if not doc.facts else ctx.budget.stage_skip_reason()
+    skip = (
+        reason if not run else "no facts to analyse" if not doc.facts else ctx.budget.refusal(Stage.ANALYSIS)
+    )
     if skip:
         ctx.sink(Notice(f"analysis skipped: {skip}"))
         return None
@@ -112,6 +115,7 @@ def analyst_prompt(ctx: RunContext, reason: str) -> str:
         source_count=len(doc.sources),
         conflicts=doc.conflicts,
         sections=ANALYSIS_SECTIONS,
+        check_command=ctx.tool_command("check"),
     )
 
 

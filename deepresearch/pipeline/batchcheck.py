@@ -9,7 +9,8 @@ when those records bear it out:
   counts for any batch), during this call;
 - its `k` is the one those searches used;
 - every source it says it archived was archived (or found already archived) for this task in this
-  batch, during this call.
+  batch, during this call, or is held by the source registry: a source any task archived before is
+  legitimately cited (the task's use of it is then recorded); only a source nobody archived is a lie.
 
 An untrusted batch still contributes its facts (their quotes are verified by code anyway), but it
 cannot count towards saturation: "nothing new" from searches that did not happen proves nothing.
@@ -35,6 +36,7 @@ class BatchCheck:
     trusted: bool
     problems: list[str] = field(default_factory=list)
     queries_logged: int = 0
+    borrowed: list[str] = field(default_factory=list)  # listed sources the registry held already
 
 
 @dataclass(frozen=True)
@@ -43,17 +45,25 @@ class Records:
 
     searches: list[Mapping[str, Any]]
     uses: list[SourceUse]
+    archived: frozenset[str] = frozenset()  # every source ID the registry holds an archive of
 
     @classmethod
     def since(
-        cls, task_id: str, started: datetime, lines: Iterable[Mapping[str, Any]], uses: Iterable[SourceUse]
+        cls,
+        task_id: str,
+        started: datetime,
+        lines: Iterable[Mapping[str, Any]],
+        uses: Iterable[SourceUse],
+        archived: Iterable[str] = (),
     ) -> Records:
-        """The records of `task_id` made at or after `started` (to the second)."""
+        """The records of `task_id` made at or after `started` (to the second), and the registry's
+        archived source IDs."""
         floor = started.replace(microsecond=0)
         mine = [
             line for line in lines if line.get("task") == task_id and _at_or_after(line.get("time"), floor)
         ]
-        return cls(mine, [u for u in uses if u.task == task_id and _at_or_after(u.time, floor)])
+        recent = [u for u in uses if u.task == task_id and _at_or_after(u.time, floor)]
+        return cls(mine, recent, frozenset(archived))
 
 
 def _at_or_after(stamp: object, floor: datetime) -> bool:
@@ -109,10 +119,11 @@ def _check(entry: BatchEntry, expected: int, records: Records, allowed: set[int]
             f"batch {entry.number} searched with k={sorted(used_k - allowed)}; asked: {sorted(allowed)}"
         )
     archived = {u.source_id for u in records.uses if u.ok and _in_batch(u.batch, entry.number)}
-    unarchived = [s for s in entry.sources if s not in archived]
+    borrowed = [s for s in entry.sources if s not in archived and s in records.archived]
+    unarchived = [s for s in entry.sources if s not in archived and s not in records.archived]
     if unarchived:
         problems.append(
             f"batch {entry.number} lists {', '.join(unarchived)} as archived; the source registry has no "
-            "archive of them by this task in this batch"
+            "archive of them"
         )
-    return BatchCheck(entry.number, not problems, problems, len(claimed) - len(missing))
+    return BatchCheck(entry.number, not problems, problems, len(claimed) - len(missing), borrowed)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from deepresearch.contracts.execute import BatchEntry, ExecutorOutput
+from deepresearch.core.attribution import Attribution
 from deepresearch.core.effort import Saturation
 from deepresearch.core.events import BatchMeasured, FactsMerged, Notice
 from deepresearch.pipeline.batchcheck import BatchCheck, Records, check_batches
@@ -85,11 +86,17 @@ def _checks(
     if parts[0].entry is None:
         return [BatchCheck(parts[0].number, False, [NO_LOG])]
     registry = SourceRegistry(ctx.workspace)
-    records = Records.since(
-        info.task_id, info.started, read_search_log(ctx.workspace), registry.uses(info.task_id)
-    )
+    archived = {record.id for record in registry.archived()}
+    uses = registry.uses(info.task_id)
+    records = Records.since(info.task_id, info.started, read_search_log(ctx.workspace), uses, archived)
     entries = [part.entry for part in parts if part.entry is not None]
-    return check_batches(entries, info.first_batch, records, (sat.k_initial, sat.k_expand))
+    checks = check_batches(entries, info.first_batch, records, (sat.k_initial, sat.k_expand))
+    for check in checks:  # sources another task archived: this task's use of them, recorded
+        for source_id in check.borrowed:
+            record = registry.get(source_id)
+            if record is not None:
+                registry.record_use(record, record.url, Attribution(info.task_id, check.number))
+    return checks
 
 
 def absorb(

@@ -1,6 +1,6 @@
 """Phase: charts. After the knowledge graph is final, a chart-planning agent proposes figures as data.
 
-The agent writes declarative specs (`logs/charts_result.md`, format in `figures/spec.py`); code parses
+The agent writes declarative specs (`logs/calls/charts/charts_result.md`, format in `figures/spec.py`); code parses
 them, traces every number to the fact it cites, and re-prompts once with the exact problems. After
 the repair a figure that still fails is dropped; `max_chart_failures` failures in a row skip the rest.
 The accepted figures are drawn by code in a child process with a time limit, numbered, and written
@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from deepresearch.core.events import Notice, PhaseFinished, PhaseStarted
+from deepresearch.core.spendplan import Stage
 from deepresearch.figures import FigurePlan, RenderedFigure, render_figures
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.prompts import render_prompt
@@ -39,7 +40,7 @@ def plan_charts(ctx: RunContext) -> list[RenderedFigure]:
     doc, round_no = ctx.doc, ctx.doc.front.round
     facts = numeric_facts(doc)
     skip = "max_figures is 0" if ctx.config.max_figures == 0 else None
-    skip = skip or ("no fact states a number" if not facts else ctx.budget.stage_skip_reason())
+    skip = skip or ("no fact states a number" if not facts else ctx.budget.refusal(Stage.FIGURES))
     if skip:
         return _without_figures(ctx, f"figures skipped: {skip}")
     ctx.sink(PhaseStarted("charts", round_no))

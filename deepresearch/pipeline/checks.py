@@ -13,7 +13,7 @@ from pathlib import Path
 
 from deepresearch.figures import RenderedFigure, insert_figures
 from deepresearch.report.check import Violation, check_report
-from deepresearch.report.finalize import verify_report
+from deepresearch.report.finalize import report_violations
 from deepresearch.state.model import TaskDoc, id_number
 
 _FACT_REF = re.compile(r"\bFact-\d+\b")
@@ -53,5 +53,5 @@ def check_draft(
     """The report's verification, on the draft with its figures placed (the file the synthesizer
     is asked to fix keeps the figure blocks, so the lines match)."""
     draft = insert_figures(text, figures)
-    violations = verify_report(draft, doc, workspace_root, figures).violations
+    violations = report_violations(draft, doc, workspace_root, figures)
     return CheckResult(violations, shown=draft, name="report.md")

@@ -77,7 +77,7 @@ class RunContext:
         return self.clock().date().isoformat()
 
     def tool_command(self, tool: str) -> str:
-        """How a research agent runs `deepresearch search` or `archive`: the workspace's tool script
-        (core.commands), the one command its CLI's rules allow for that tool."""
+        """How an agent runs `deepresearch search`, `archive` or `check`: the workspace's tool
+        script (core.commands), the one command its CLI's rules allow for that tool."""
         commands = tool_commands(self.workspace)
-        return shlex.quote(str(commands.search if tool == "search" else commands.archive))
+        return shlex.quote(str(getattr(commands, tool)))

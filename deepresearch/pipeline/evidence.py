@@ -81,26 +81,31 @@ def _verify(ctx: RunContext, task_id: str, fact: Fact, records: dict[str, Source
     return grounding.verified
 
 
+def source_row(record: SourceRecord, source: Source) -> Source:
+    """The Sources row of an archived source an executor cited, with what the executor read on the
+    page where the URL told nothing (its type, and so its authority; its date)."""
+    row = record_to_source(record)
+    if row.type == "unknown" and source.type != "unknown" and SUSPICIOUS not in row.flags:
+        # The URL did not tell; the executor read the page: take its type, and weigh it.
+        # (Never for a page that addresses AI agents: what it says about itself is suspect.)
+        row.type = source.type
+        row.authority = authority(row.type, row.url)
+    if not row.published and source.published:
+        row.published = source.published
+    return row
+
+
 def _global_sources(
     ctx: RunContext, evidence: Evidence, registry: SourceRegistry
 ) -> tuple[list[Source], dict[str, str]]:
     """Sources with global IDs: the registry's for archived ones, fresh ones for the rest."""
-    highest = max(
-        [id_number(r.id) for r in registry.archived()] + [id_number(s.id) for s in ctx.doc.sources] + [0]
-    )
+    highest = max([registry.highest_id()] + [id_number(s.id) for s in ctx.doc.sources])
     renamed: dict[str, str] = {}
     sources: list[Source] = []
     for source in evidence.sources:
         record = evidence.records.get(source.id)
         if record is not None:
-            row = record_to_source(record)
-            if row.type == "unknown" and source.type != "unknown" and SUSPICIOUS not in row.flags:
-                # The URL did not tell; the executor read the page: take its type, and weigh it.
-                # (Never for a page that addresses AI agents: what it says about itself is suspect.)
-                row.type = source.type
-                row.authority = authority(row.type, row.url)
-            if not row.published and source.published:
-                row.published = source.published
+            row = source_row(record, source)
         else:
             highest += 1
             row = dataclasses.replace(source, id=format_source_id(highest))
@@ -130,7 +135,7 @@ def merge_evidence(ctx: RunContext, task_id: str, evidence: Evidence, phase: str
 def sync_copies(doc: TaskDoc, registry: SourceRegistry) -> None:
     """Copy the registry's `copy_of` verdicts into the Sources table: a source archived later may
     turn out to be the original of one task.md already holds."""
-    records = {r.id: r for r in registry.archived() if r.copy_of}
+    records = {r.id: r for r in registry.copies()}
     for source in doc.sources:
         record = records.get(source.id)
         if record is not None and doc.source(record.copy_of) is not None:

@@ -3,6 +3,8 @@ call runs the task's Top-K batches itself and logs them; code checks and measure
 decides whether the task needs another call (pipeline/saturation.py). With `batch_calls: per_batch`
 (the old rule, for comparison) each batch is a call of its own.
 
+Every call is reserved in the budget by the orchestrator's thread before it is handed to a worker,
+so however many tasks are ready, no more calls start than research may use (core/spendplan.py).
 Worker threads only run agents and parse their files; the orchestrator's thread merges each call's
 batches into task.md as the call returns (one writer), and records them in the task ledger, so what a
 batch found is saved before anything else happens and is never redone after a crash. A call cut short
@@ -15,7 +17,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 from deepresearch.contracts.execute import ExecutorOutput
+from deepresearch.core.budget import RUN_SAVED, CallTicket
 from deepresearch.core.effort import saturation
+from deepresearch.core.errors import BudgetExhaustedError
 from deepresearch.core.events import (
     Notice,
     PhaseFinished,
@@ -24,9 +28,13 @@ from deepresearch.core.events import (
     TaskDecided,
     TaskStatusChanged,
 )  # fmt: skip
+from deepresearch.core.spendplan import Stage
 from deepresearch.pipeline.batches import CallInfo, absorb, harvest, recover
+from deepresearch.pipeline.conflicts import conflict_of, deciding_authority
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.evidence import collect
+from deepresearch.pipeline.known import known_sources
+from deepresearch.pipeline.languages import language_lines, statement_language, task_languages
 from deepresearch.pipeline.novelty import RULES
 from deepresearch.pipeline.prompts import render_prompt
 from deepresearch.pipeline.roles import EXECUTOR, StepScope
@@ -35,6 +43,7 @@ from deepresearch.pipeline.step import StepOutcome, output_file, run_step
 from deepresearch.pipeline.supervise import read_brief
 from deepresearch.pipeline.taskledger import TaskLedger, TaskProgress
 from deepresearch.state.model import Task, TaskStatus
+from deepresearch.state.questions import is_follow_up
 from deepresearch.state.schedule import dispatch_order
 
 Outcome = StepOutcome[ExecutorOutput]
@@ -84,18 +93,38 @@ def executor_prompt(
         k_expand=sat.k_expand,
         missing=todo,
         novelty_rules=RULES,
+        conflict=_conflict_line(ctx, task),
         search_command=ctx.tool_command("search"),
         archive_command=ctx.tool_command("archive"),
+        check_command=ctx.tool_command("check"),
         provided=[s for s in doc.sources if s.type == "provided"],
+        follow_up=is_follow_up(doc),
+        known_sources=known_sources(doc, task.dimensions, ctx.config.freshness_days, ctx.clock()),
+        languages=language_lines(doc.front.languages),
+        statement_language=statement_language(ctx.config.language, doc.request),
     )
 
 
-def run_executor(ctx: RunContext, info: CallInfo, prompt: str) -> Outcome:
-    """Worker-thread body: run one executor call and parse its file (no task.md access)."""
+def _conflict_line(ctx: RunContext, task: Task) -> str:
+    """For a C-task: which conflict it settles and what settles it ("" for other tasks)."""
+    conflict = conflict_of(ctx.doc, task)
+    if conflict is None:
+        return ""
+    needed = deciding_authority(ctx.doc, conflict)
+    return f"{conflict.id} ({', '.join(conflict.facts)} disagree on {conflict.topic or 'a point'}): authority ≥ {needed:.2f}"
+
+
+def run_executor(ctx: RunContext, info: CallInfo, prompt: str, ticket: CallTicket | None = None) -> Outcome:
+    """Worker-thread body: run one executor call (reserved as `ticket`) and parse its file (no
+    task.md access)."""
     kind = "call" if ctx.config.batch_calls == IN_CALL else "batch"
     number = info.call if kind == "call" else info.first_batch
     name = info.task_id if number == 1 else f"{info.task_id}.{kind}{number}"
-    return run_step(ctx, EXECUTOR, prompt, StepScope(task_id=info.task_id), prompt_name=name)
+    scope = StepScope(task_id=info.task_id)
+    try:
+        return run_step(ctx, EXECUTOR, prompt, scope, prompt_name=name, ticket=ticket)
+    except BudgetExhaustedError as exc:  # never raised for a reserved call; a failed call if it were
+        return StepOutcome(None, [exc.message])
 
 
 def _set_status(ctx: RunContext, task: Task, status: TaskStatus) -> None:
@@ -109,16 +138,31 @@ def _progress(ctx: RunContext, state: Round, task_id: str) -> TaskProgress:
     return state.progress[task_id]
 
 
-def _submit(ctx: RunContext, pool: ThreadPoolExecutor, state: Round, task: Task) -> None:
+def _reserve(ctx: RunContext, state: Round) -> CallTicket | None:
+    """One research call reserved for an executor, or None (noted once) when research may not start one."""
+    try:
+        return ctx.budget.reserve_call(Stage.RESEARCH)
+    except BudgetExhaustedError as exc:
+        if not state.budget_note:
+            state.budget_note = exc.message.removesuffix(RUN_SAVED)
+            left = len(dispatch_order(ctx.doc))
+            if left:
+                ctx.sink(Notice(f"{state.budget_note}: {left} ready tasks are left pending", "warning"))
+        return None
+
+
+def _submit(ctx: RunContext, pool: ThreadPoolExecutor, state: Round, task: Task, ticket: CallTicket) -> None:
     progress = _progress(ctx, state, task.id)
     info = CallInfo(task.id, progress.numbered + 1, progress.batches + 1, ctx.clock())
     TaskLedger(ctx.workspace).call_started(task.id, info.call, info.first_batch, info.started)
     progress.numbered, progress.calls = info.call, progress.calls + 1
     todo = state.missing.pop(task.id, None)
     if todo is None and progress.batches:  # a task resumed in a new session
-        todo = missing(progress, ctx.doc, task, saturation(ctx.config))
+        todo = missing(
+            progress, ctx.doc, task, saturation(ctx.config), task_languages(ctx.workspace, ctx.doc, task.id)
+        )
     prompt = executor_prompt(ctx, task, progress, info, todo or [])
-    state.in_flight[pool.submit(run_executor, ctx, info, prompt)] = info
+    state.in_flight[pool.submit(run_executor, ctx, info, prompt, ticket)] = info
 
 
 def _complete(ctx: RunContext, task: Task, status: TaskStatus, why: str) -> None:
@@ -131,7 +175,8 @@ def _complete(ctx: RunContext, task: Task, status: TaskStatus, why: str) -> None
 
 
 def _decide(ctx: RunContext, task: Task, progress: TaskProgress, problems: list[str]) -> Verdict:
-    verdict = decide(progress, ctx.doc, task, saturation(ctx.config), ctx.config, problems)
+    searched = task_languages(ctx.workspace, ctx.doc, task.id)
+    verdict = decide(progress, ctx.doc, task, saturation(ctx.config), ctx.config, problems, searched)
     ctx.sink(
         TaskDecided(task.id, progress.batches, progress.calls, verdict.more, verdict.reason, verdict.missing)
     )
@@ -171,12 +216,14 @@ def _finish_call(
         problems = absorb(ctx, info, outcome.value, evidence, progress, saturation(ctx.config))
         ledger.call_ended(info.task_id, info.call, "done")
     verdict = _decide(ctx, task, progress, problems)
-    spent = ctx.budget.research_stop_reason()
-    if verdict.more and not spent:
+    ticket = _reserve(ctx, state) if verdict.more else None
+    if ticket is not None:
         state.missing[task.id] = verdict.missing
-        _submit(ctx, pool, state, task)
+        _submit(ctx, pool, state, task, ticket)
         return
-    _complete(ctx, task, TaskStatus.DONE, f"stopped early: {spent}" if verdict.more else verdict.reason)
+    _complete(
+        ctx, task, TaskStatus.DONE, f"stopped early: {state.budget_note}" if verdict.more else verdict.reason
+    )
 
 
 def _recover(ctx: RunContext, state: Round) -> None:
@@ -204,19 +251,13 @@ def _dispatch(ctx: RunContext, pool: ThreadPoolExecutor, state: Round) -> None:
         return
     ctx.refresh()
     _skip_blocked(ctx)
-    ready = dispatch_order(ctx.doc)[:room]
-    spent = ctx.budget.research_stop_reason() if ready else None
-    if spent:
-        if not state.budget_note:
-            state.budget_note = spent
-            ctx.sink(
-                Notice(f"{spent}: {len(dispatch_order(ctx.doc))} ready tasks are left pending", "warning")
-            )
-        return
-    for task in ready:
+    for task in dispatch_order(ctx.doc)[:room]:
+        ticket = _reserve(ctx, state)
+        if ticket is None:
+            return
         _set_status(ctx, task, TaskStatus.RUNNING)
         ctx.save(f"{task.id}-running")
-        _submit(ctx, pool, state, task)
+        _submit(ctx, pool, state, task, ticket)
 
 
 def _skip_blocked(ctx: RunContext) -> None:
@@ -250,6 +291,8 @@ def execute_round(ctx: RunContext) -> None:
     """Run every runnable pending task, at most `concurrency` at once, critical path first."""
     round_no = ctx.doc.front.round
     ctx.sink(PhaseStarted("execute", round_no))
+    if ctx.tools is not None:
+        ctx.tools.warm_browser()  # executors archive: Chromium starts now, beside their start-up
     _announce_rules(ctx)
     state = Round()
     _recover(ctx, state)

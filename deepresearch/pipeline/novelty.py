@@ -7,7 +7,9 @@ is merged; the executor's own judgement is logged beside them but decides nothin
   (a fact serves the dimensions it names, else its task's; an outline section is covered through
   its dimensions);
 - a verified fact with a quantitative value (a number with a unit, normalised: pipeline/quantities)
-  that no fact of that dimension already holds — a fact restating known numbers is not new;
+  that measures what its dimension asks about and that no fact of that dimension already holds — a
+  fact restating known numbers is not new, nor is a page count, an HTTP status, a report's price or
+  a count of votes, views or downloads (unless the dimension asks about those: `counts_for`);
 - a new source of authority ≥ 0.9 backing a verified fact, counted by its original
   (`TaskDoc.original`): a copy of a known source is not new;
 - a contradiction that names a fact already in task.md (Fact-NNN).
@@ -22,7 +24,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from deepresearch.pipeline.quantities import Quantity, quantities
+from deepresearch.pipeline.quantities import Quantity, counts_for, quantities
 from deepresearch.state.model import Fact, Support, TaskDoc, Verified
 
 TIER1_AUTHORITY = 0.9
@@ -30,7 +32,9 @@ _FACT_ID = re.compile(r"\bFact-\d+\b")
 
 RULES = (
     "a verified fact for a dimension not yet covered",
-    "a verified fact with a quantitative value (number + unit) not yet known for its dimension",
+    "a verified fact with a quantitative value (number + unit) not yet known for its dimension, measuring "
+    "what the dimension asks about (not a page count, an HTTP status, a report's price, or votes, views, "
+    "likes or downloads unless the dimension is about them)",
     f"a new independent source of authority ≥ {TIER1_AUTHORITY} (copies count once)",
     "a contradiction of a fact already in task.md",
 )
@@ -123,11 +127,17 @@ def measure(
     values: list[str] = []
     tier1: set[str] = set()
     seen = {dim: list(found) for dim, found in before.quantities.items()}
+    asks = {d.id: f"{d.name} {d.description}" for d in doc.dimensions}
     for fact in _verified(doc, new_fact_ids):
         served = doc.fact_dimensions(fact)
         dims.update(d for d in served if d not in before.covered)
         for quantity in quantities(fact.statement):
-            fresh = [d for d in served if not any(quantity.same_as(q) for q in seen.get(d, []))]
+            fresh = [
+                d
+                for d in served
+                if counts_for(quantity, asks.get(d, ""))
+                and not any(quantity.same_as(q) for q in seen.get(d, []))
+            ]
             for dim in fresh:
                 seen.setdefault(dim, []).append(quantity)
             if fresh:

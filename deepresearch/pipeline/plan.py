@@ -6,12 +6,16 @@ from dataclasses import dataclass
 
 from deepresearch.contracts.plan import ClarifyOutput, PlanOutput
 from deepresearch.core.errors import AgentError
-from deepresearch.core.events import PhaseFinished, PhaseStarted
+from deepresearch.core.events import Notice, PhaseFinished, PhaseStarted
+from deepresearch.core.languages import describe, parse_choice
 from deepresearch.pipeline.context import RunContext
+from deepresearch.pipeline.known import known_base, known_plan
+from deepresearch.pipeline.languages import question_language, settle
 from deepresearch.pipeline.prompts import render_prompt
 from deepresearch.pipeline.roles import CLARIFY, PLANNER
 from deepresearch.pipeline.step import output_file, run_step
-from deepresearch.state.model import RunStatus, TaskStatus
+from deepresearch.state.model import RunStatus, Task, TaskDoc, TaskStatus
+from deepresearch.state.questions import current_question, is_follow_up
 
 
 @dataclass(frozen=True)
@@ -46,8 +50,15 @@ def clarify(ctx: RunContext) -> ClarifyOutput:
     return step.value or ClarifyOutput([])
 
 
+def question_tasks(doc: TaskDoc) -> list[Task]:
+    """The tasks of the current question (all of them for a first question)."""
+    first = current_question(doc).round
+    return [t for t in doc.tasks if t.round >= first]
+
+
 def plan(ctx: RunContext, answers: list[Answer] | None = None, feedback: str = "") -> PlanOutput:
-    """Run the planner and install its plan in task.md (status researching, round 1)."""
+    """Run the planner and install its plan in task.md (status researching, round 1 or the follow-up's
+    first round; synthesizing when a follow-up needs no new research)."""
     ctx.sink(PhaseStarted("plan", 0))
     output = output_file(ctx, PLANNER)
     prompt = render_prompt(
@@ -63,6 +74,9 @@ def plan(ctx: RunContext, answers: list[Answer] | None = None, feedback: str = "
         constraints=constraints(ctx),
         max_tasks=ctx.config.max_tasks,
         language=ctx.config.language or "",
+        known=known_base(ctx.doc, ctx.config.freshness_days, ctx.clock()),
+        question_language=describe(code) if (code := question_language(ctx.doc.request)) else "",
+        languages_setting=language_setting(ctx),
     )
     step = run_step(ctx, PLANNER, prompt)
     if step.value is None:
@@ -72,22 +86,50 @@ def plan(ctx: RunContext, answers: list[Answer] | None = None, feedback: str = "
             f"{ctx.workspace.relative(output)}; run again to retry",
         )
     install_plan(ctx, step.value)
-    ctx.sink(
-        PhaseFinished("plan", 0, f"{len(step.value.tasks)} tasks, {len(step.value.dimensions)} dimensions")
-    )
+    detail = f"{len(step.value.tasks)} tasks, {len(step.value.dimensions)} dimensions"
+    if is_follow_up(ctx.doc):
+        tasks, dims = len(step.value.tasks), len(step.value.dimensions)
+        detail = f"{tasks} new task{'s' * (tasks != 1)}, {dims} new dimension{'s' * (dims != 1)}"
+    ctx.sink(PhaseFinished("plan", 0, detail))
     return step.value
 
 
+def language_setting(ctx: RunContext) -> str:
+    """What the person said about the languages to search (`languages:`), for the planner."""
+    choice = parse_choice(ctx.config.languages)
+    parts = []
+    if choice.exact:
+        parts.append(f"search in exactly these: {', '.join(map(describe, choice.exact))}")
+    if choice.add:
+        parts.append(f"search also in {', '.join(map(describe, choice.add))}")
+    if choice.remove:
+        parts.append(f"do not search in {', '.join(map(describe, choice.remove))}")
+    return "; ".join(parts)
+
+
 def install_plan(ctx: RunContext, result: PlanOutput) -> None:
-    """Write the plan into the document and save it."""
+    """Write the plan into the document (the person's language choice applied) and save it. A
+    follow-up's plan adds to the knowledge base (replacing only what an earlier plan for the same
+    question added); with no new task the follow-up goes straight to the report."""
     doc = ctx.doc
+    doc.front.languages = settle(result.languages, doc.request, parse_choice(ctx.config.languages))
+    if not doc.front.languages:
+        ctx.sink(Notice("the languages setting leaves no language to search in: none is checked", "warning"))
+    first = current_question(doc).round
+    known = known_plan(doc)
+    keep_dims = set(known.dimensions) if known is not None else set()
     doc.front.complexity = result.complexity
-    doc.dimensions = result.dimensions
+    doc.dimensions = [d for d in doc.dimensions if d.id in keep_dims] + result.dimensions
     doc.outline = result.outline
     for task in result.tasks:
         task.status = TaskStatus.PENDING
-        task.round = 1
-    doc.tasks = result.tasks
-    doc.front.status = RunStatus.RESEARCHING
-    doc.front.round = 1
+        task.round = first
+    doc.tasks = [t for t in doc.tasks if t.round < first] + result.tasks
+    if result.tasks:
+        doc.front.status = RunStatus.RESEARCHING
+        doc.front.round = first
+    else:
+        doc.front.status = RunStatus.SYNTHESIZING
+        doc.front.termination_reason = "everything the follow-up needs is known: no new research"
+        ctx.sink(Notice("the plan needs no new research: the report is written from what is known"))
     ctx.save("plan")

@@ -98,6 +98,11 @@ class RunProgress:
         self.running.clear()  # a new session: whatever the last one was running was stopped
         self.finished = None
 
+    def _question_started(self, event: Mapping[str, Any], ts: float) -> None:
+        # A follow-up: what earlier questions did is theirs; this question's run starts from nothing.
+        fresh = RunProgress(question=str(event.get("question", "")), workdir=self.workdir, last_event=ts)
+        self.__dict__.update(fresh.__dict__)
+
     def _phase_started(self, event: Mapping[str, Any], ts: float) -> None:
         self.phase = str(event.get("phase", ""))
         self.round = int(_number(event.get("round")) or self.round)
@@ -177,6 +182,7 @@ class RunProgress:
 
 _HANDLERS = {
     "run_started": RunProgress._run_started,
+    "question_started": RunProgress._question_started,
     "phase_started": RunProgress._phase_started,
     "agent_started": RunProgress._agent_started,
     "agent_finished": RunProgress._agent_finished,

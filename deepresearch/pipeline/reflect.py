@@ -24,6 +24,7 @@ from deepresearch.state.model import (
     Verified,
     next_id,
 )  # fmt: skip
+from deepresearch.state.questions import current_question, question_rounds
 
 
 def assess(ctx: RunContext) -> Assessment:
@@ -39,7 +40,8 @@ def assess(ctx: RunContext) -> Assessment:
         today=ctx.today,
         request=doc.request,
         threshold=ctx.config.quality_threshold,
-        max_rounds=ctx.config.max_rounds,
+        # rounds continue across follow-up questions; each question has max_rounds of its own
+        max_rounds=ctx.config.max_rounds + current_question(doc).round - 1,
         breadth=ctx.config.breadth,
         fact_count=len(doc.facts),
         source_count=len(doc.sources),
@@ -155,9 +157,11 @@ def reflect(ctx: RunContext) -> Decision:
     doc = ctx.doc
     record_assessment(ctx, assessment)
     weigh_all(ctx)
-    previous = [q.score for q in doc.quality if q.round < round_no]
+    # Rounds and scores of this question only: a follow-up's rules start from its first round.
+    first = current_question(doc).round
+    previous = [q.score for q in doc.quality if first <= q.round < round_no]
     spent = ctx.budget.spent()
-    decision = decide(ctx.config, round_no, assessment, previous, spent)
+    decision = decide(ctx.config, question_rounds(doc, round_no), assessment, previous, spent)
     new_tasks: list[Task] = []
     if not decision.stop:
         new_tasks = plan_next_round(ctx, assessment) + conflict_tasks(ctx, round_no + 1)

@@ -17,14 +17,16 @@ from deepresearch.contracts.execute import ExecutorOutput, parse_executor
 from deepresearch.contracts.plan import ClarifyOutput, PlanOutput, parse_clarify, parse_plan
 from deepresearch.contracts.reflect import Assessment, parse_assessment
 from deepresearch.contracts.report import parse_analysis, parse_report
-from deepresearch.contracts.supervise import parse_briefs
+from deepresearch.contracts.supervise import Brief, parse_briefs
 from deepresearch.contracts.verify import parse_verdicts
 from deepresearch.core.roles import Role
+from deepresearch.core.spendplan import Stage
 from deepresearch.evidence.support import Verdict
 from deepresearch.figures import FigurePlan, RenderedFigure, parse_charts, plan_figures
 from deepresearch.pipeline.checks import CheckResult, check_analysis
 from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.fact_grounding import findings_check
+from deepresearch.pipeline.known import known_plan
 
 T = TypeVar("T")
 Parser = Callable[[Path], tuple[T | None, list[str]]]
@@ -54,10 +56,13 @@ class RoleSpec(Generic[T]):
 
     role: Role
     template: str  # prompts/<template>.md.j2
-    label: str  # logs/<label>.log and logs/<label>_result.md; executors use their task ID
+    label: str  # logs/<label>.log and logs/calls/<label>/<label>_result.md; executors use their task ID
     parser: Callable[[RunContext, StepScope], Parser[T]]
     check: Callable[[RunContext, StepScope], Check[T]] | None = None
     repairs: Repairs = Repairs()
+    yaml_output: bool = True  # read by contracts.yamlfile (the report, analysis and charts are not)
+    stage: Stage = Stage.RESEARCH  # what the budget counts its calls as (core/spendplan.py)
+    repair_stage: Stage | None = None  # its repairs' stage, when not its own
 
     def label_for(self, scope: StepScope) -> str:
         """The log and output-file label of a call (the task ID for executors)."""
@@ -90,23 +95,30 @@ def _reflector_parser(ctx: RunContext, scope: StepScope) -> Parser[Assessment]:
 
 CLARIFY: RoleSpec[ClarifyOutput] = RoleSpec(Role.PLANNER, "clarify", "clarify", lambda c, s: parse_clarify)
 PLANNER: RoleSpec[PlanOutput] = RoleSpec(
-    Role.PLANNER, "planner", "planner", lambda c, s: lambda p: parse_plan(p, c.config.max_tasks)
-)
-SUPERVISOR: RoleSpec[dict[str, str]] = RoleSpec(
-    Role.SUPERVISOR, "supervisor", "supervisor", lambda c, s: lambda p: parse_briefs(p, list(s.task_ids))
-)
+    Role.PLANNER, "planner", "planner",
+    lambda c, s: lambda p: parse_plan(p, c.config.max_tasks, known_plan(c.doc)),
+)  # fmt: skip
+SUPERVISOR: RoleSpec[dict[str, Brief]] = RoleSpec(
+    Role.SUPERVISOR, "supervisor", "supervisor",
+    lambda c, s: lambda p: parse_briefs(p, list(s.task_ids), [lang.code for lang in c.doc.front.languages]),
+)  # fmt: skip
 # A fact whose statement gives a number its quote lacks goes back once (pipeline/fact_grounding.py).
 EXECUTOR: RoleSpec[ExecutorOutput] = RoleSpec(
     Role.EXECUTOR, "executor", "executor",
-    lambda c, s: lambda p: parse_executor(p, s.task_id, [d.id for d in c.doc.dimensions]),
+    lambda c, s: lambda p: parse_executor(
+        p, s.task_id, [d.id for d in c.doc.dimensions], {src.id: src for src in c.doc.sources}
+    ),
     check=lambda c, s: findings_check(c.workspace, c.workspace.result_file(s.task_id)),
 )  # fmt: skip
 REFLECTOR: RoleSpec[Assessment] = RoleSpec(Role.REFLECTOR, "reflector", "reflector", _reflector_parser)
 ANALYST: RoleSpec[str] = RoleSpec(
     Role.ANALYST, "analyst", "analyst", lambda c, s: parse_analysis,
-    check=lambda c, s: lambda text: check_analysis(text, c.doc, c.workspace.root),
+    check=lambda c, s: lambda text: check_analysis(text, c.doc, c.workspace.root), yaml_output=False,
+    stage=Stage.ANALYSIS,
 )  # fmt: skip
-CHARTS: RoleSpec[FigurePlan] = RoleSpec(Role.CHARTS, "charts", "charts", _charts_parser)
+CHARTS: RoleSpec[FigurePlan] = RoleSpec(
+    Role.CHARTS, "charts", "charts", _charts_parser, yaml_output=False, stage=Stage.FIGURES
+)
 
 
 def _synthesizer_check(ctx: RunContext, scope: StepScope) -> Check[str]:
@@ -118,8 +130,9 @@ def _synthesizer_check(ctx: RunContext, scope: StepScope) -> Check[str]:
 
 
 SYNTHESIZER: RoleSpec[str] = RoleSpec(
-    Role.SYNTHESIZER, "synthesizer", "synthesizer", lambda c, s: parse_report, check=_synthesizer_check
-)
+    Role.SYNTHESIZER, "synthesizer", "synthesizer", lambda c, s: parse_report, check=_synthesizer_check,
+    yaml_output=False, stage=Stage.SYNTHESIS, repair_stage=Stage.REPAIR,
+)  # fmt: skip
 
 
 def _verdicts_parser(ctx: RunContext, scope: StepScope) -> Parser[dict[str, Verdict]]:
@@ -129,7 +142,7 @@ def _verdicts_parser(ctx: RunContext, scope: StepScope) -> Parser[dict[str, Verd
 # The verifier judges new facts each round (label verifier) and the report's cited sentences.
 VERIFIER: RoleSpec[dict[str, Verdict]] = RoleSpec(Role.VERIFIER, "verifier", "verifier", _verdicts_parser)
 VERIFIER_REPORT: RoleSpec[dict[str, Verdict]] = RoleSpec(
-    Role.VERIFIER, "verifier", "verifier-report", _verdicts_parser
+    Role.VERIFIER, "verifier", "verifier-report", _verdicts_parser, stage=Stage.SUPPORT
 )
 
 # Every role's main call, by role (the planner's clarifying questions are its second kind of call).

@@ -10,20 +10,24 @@ the newest snapshot that parses, and then to the events alone.
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import sqlite3
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from deepresearch.core.errors import StateError
 from deepresearch.core.eventlog import read_events
 from deepresearch.core.workspace import Workspace
+from deepresearch.pipeline.economy import Economy, measure_economy
 from deepresearch.pipeline.progress import RunProgress, fold
 from deepresearch.sources.registry import SourceRegistry
 from deepresearch.state.lock import owner_alive, read_owner
 from deepresearch.state.model import TaskDoc, Verified
 from deepresearch.state.parser import parse_task_md
+from deepresearch.state.questions import is_follow_up
 from deepresearch.state.store import StateStore
 
 _READ_ATTEMPTS = 3
@@ -42,6 +46,8 @@ class RunView:
     sources_archived: int = 0
     owner_pid: int | None = None  # a live process holding the workspace lock
     now: float = 0.0
+    economy: Economy | None = None  # a follow-up's: spent on the current question, reused from earlier ones
+    measures: dict[str, int] = field(default_factory=dict)  # the latest report's (knowledge.json)
 
     @property
     def facts_verified(self) -> int:
@@ -110,11 +116,14 @@ def lock_holder(workspace: Workspace) -> int | None:
 
 
 def count_archived(workspace: Workspace) -> int:
-    """Sources archived so far, from the source registry (read without its lock: appends are whole lines)."""
+    """Sources archived so far, from the source registry (read-only: takes no lock, writes nothing)."""
+    registry = SourceRegistry(workspace, read_only=True)
     try:
-        return len(SourceRegistry(workspace).archived())
-    except OSError:
+        return registry.count()
+    except (OSError, sqlite3.Error):
         return 0
+    finally:
+        registry.close()
 
 
 def last_log_line(path: Path, width: int = 90) -> str:
@@ -160,6 +169,16 @@ class WorkspaceReader:
         return self._doc, self._note, count_archived(self.workspace)
 
 
+def report_measures(workspace: Workspace) -> dict[str, int]:
+    """The latest report's measures, as knowledge.json records them ({} before there is one)."""
+    try:
+        data = json.loads(workspace.knowledge_json.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    found = data.get("measures") if isinstance(data, dict) else None
+    return {str(k): v for k, v in found.items() if isinstance(v, int)} if isinstance(found, dict) else {}
+
+
 def load_view(workspace: Workspace, progress: RunProgress | None = None) -> RunView:
     """A view of the run in `workspace`; `progress` defaults to its logs/events.jsonl folded."""
     doc, note = read_doc(workspace)
@@ -171,4 +190,6 @@ def load_view(workspace: Workspace, progress: RunProgress | None = None) -> RunV
         sources_archived=count_archived(workspace),
         owner_pid=lock_holder(workspace),
         now=time.time(),
+        economy=measure_economy(workspace, doc) if doc is not None and is_follow_up(doc) else None,
+        measures=report_measures(workspace) if workspace.report_md.is_file() else {},
     )

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from deepresearch.core.events import Notice, PhaseFinished, PhaseStarted
+from deepresearch.core.languages import describe
 from deepresearch.pipeline.context import RunContext
+from deepresearch.pipeline.languages import language_lines
 from deepresearch.pipeline.prompts import render_prompt
 from deepresearch.pipeline.roles import SUPERVISOR, StepScope
 from deepresearch.pipeline.step import output_file, run_step
@@ -25,9 +27,11 @@ def fallback_brief(ctx: RunContext, task: Task) -> str:
     """A brief made by code from the task row, used when the supervisor fails."""
     names = {d.id: d.name for d in ctx.doc.dimensions}
     dims = ", ".join(f"{d} {names.get(d, '')}".strip() for d in task.dimensions)
+    languages = ", ".join(describe(p.code) for p in ctx.doc.front.languages)
     return (
         f"Goal: {task.title}\nServes: {dims}.\n"
-        "Prefer primary sources. Stop when the task's question is answered by archived sources, "
+        + (f"Search in each of these languages: {languages}.\n" if languages else "")
+        + "Prefer primary sources. Stop when the task's question is answered by archived sources, "
         "or when further searches return what you already have."
     )
 
@@ -58,6 +62,7 @@ def supervise(ctx: RunContext) -> None:
         tasks=todo,
         other_tasks=[t for t in doc.tasks if t.id not in todo_ids],
         known_facts=doc.facts[-40:],
+        languages=language_lines(doc.front.languages),
     )
     step = run_step(ctx, SUPERVISOR, prompt, StepScope(task_ids=tuple(todo_ids)))
     briefs = step.value or {}
@@ -67,6 +72,7 @@ def supervise(ctx: RunContext) -> None:
         )
     ctx.workspace.briefs.mkdir(parents=True, exist_ok=True)
     for task in todo:
-        text = briefs.get(task.id) or fallback_brief(ctx, task)
-        (ctx.workspace.briefs / f"{task.id}.md").write_text(text.rstrip() + "\n", encoding="utf-8")
+        brief = briefs.get(task.id)
+        text = brief.render() if brief is not None else fallback_brief(ctx, task).rstrip() + "\n"
+        (ctx.workspace.briefs / f"{task.id}.md").write_text(text, encoding="utf-8")
     ctx.sink(PhaseFinished("supervise", doc.front.round, f"{len(todo)} briefs"))

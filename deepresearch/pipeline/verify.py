@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from deepresearch.core.budget import FINISH_RESERVE
 from deepresearch.core.errors import AgentError, BudgetExhaustedError, NoAgentError
 from deepresearch.core.events import Notice, PhaseFinished, PhaseStarted
+from deepresearch.core.spendplan import Stage
 from deepresearch.evidence.support import SupportStore, Verdict
 from deepresearch.figures import RenderedFigure, insert_figures
 from deepresearch.pipeline.checks import CheckResult, check_draft
@@ -49,7 +49,12 @@ class Item:
 
 
 def _judge(
-    ctx: RunContext, spec: RoleSpec[dict[str, Verdict]], kind: str, items: list[Item], name: str
+    ctx: RunContext,
+    spec: RoleSpec[dict[str, Verdict]],
+    kind: str,
+    items: list[Item],
+    name: str,
+    stage: Stage = Stage.RESEARCH,
 ) -> tuple[dict[str, Verdict] | None, str]:
     """(verdicts by item ID, "") or (None, why they could not be had). Never raises for a failure."""
     prompt = render_prompt(
@@ -57,7 +62,7 @@ def _judge(
         output_file=ctx.workspace.relative(output_file(ctx, spec)), today=ctx.today, kind=kind, items=items,
     )  # fmt: skip
     try:
-        step = run_step(ctx, spec, prompt, StepScope(task_ids=tuple(i.id for i in items)), name)
+        step = run_step(ctx, spec, prompt, StepScope(task_ids=tuple(i.id for i in items)), name, stage)
     except (AgentError, NoAgentError, BudgetExhaustedError) as exc:
         return None, str(exc)
     return (step.value, "") if step.value is not None else (None, step.failure)
@@ -78,8 +83,8 @@ def verify_facts(ctx: RunContext) -> None:
     ]
     if ctx.config.verify_support == "never" or not todo:
         return
-    # The reflector's call follows this one, and the report's calls after it: keep all of them.
-    spent = ctx.budget.spare_call_reason(keep=FINISH_RESERVE + 1)
+    # The reflector's call follows this one (research), and the report's share after it.
+    spent = ctx.budget.refusal(Stage.RESEARCH, extra=1)
     if spent:
         ctx.sink(Notice(f"support of {len(todo)} facts not checked: {spent}", "warning"))
         return
@@ -137,9 +142,10 @@ def _claim_items(doc: TaskDoc, claims: list[Claim]) -> list[tuple[Item, Claim]]:
     return items
 
 
-def judge_report(ctx: RunContext, draft: str, keep: int, name: str) -> None:
-    """Judge the draft's cited sentences that have no verdict yet (one call); store the verdicts,
-    or why there are none."""
+def judge_report(ctx: RunContext, draft: str, stage: Stage, name: str) -> None:
+    """Judge the draft's cited sentences that have no verdict yet (one call, counted as `stage`:
+    the support check of the first draft, the repair's for a repaired one); store the verdicts, or
+    why there are none."""
     store = SupportStore(ctx.workspace.root)
     if ctx.config.verify_support == "never":
         store.save({}, note="verify_support is never")
@@ -151,13 +157,13 @@ def judge_report(ctx: RunContext, draft: str, keep: int, name: str) -> None:
     items = _claim_items(ctx.doc, list(fresh.values()))
     if not items:
         return
-    spent = ctx.budget.spare_call_reason(keep=keep)
+    spent = ctx.budget.refusal(stage)
     if spent:
         store.save({}, note=f"skipped to keep the report within budget: {spent}")
         ctx.sink(Notice(f"support of {len(items)} report sentences not checked: {spent}", "warning"))
         return
     ctx.sink(PhaseStarted("support", ctx.doc.front.round))
-    verdicts, why = _judge(ctx, VERIFIER_REPORT, "report", [item for item, _ in items], name)
+    verdicts, why = _judge(ctx, VERIFIER_REPORT, "report", [item for item, _ in items], name, stage)
     if verdicts is None:
         store.save({}, note=f"the verifier failed: {why}")
         ctx.sink(Notice(f"support of {len(items)} report sentences not checked: {why}", "warning"))
@@ -178,9 +184,10 @@ def draft_check(ctx: RunContext, figures: Sequence[RenderedFigure]) -> Callable[
     def check(text: str) -> CheckResult:
         nonlocal drafts
         drafts += 1
-        # The first draft keeps one call back for the synthesizer's repair.
+        # The first draft's check keeps the synthesizer's repair; a repaired draft's keeps nothing.
         name = "verifier-report" if drafts == 1 else f"verifier-report.{drafts}"
-        judge_report(ctx, insert_figures(text, figures), keep=1 if drafts == 1 else 0, name=name)
+        stage = Stage.SUPPORT if drafts == 1 else Stage.REPAIR
+        judge_report(ctx, insert_figures(text, figures), stage, name)
         return check_draft(text, ctx.doc, ctx.workspace.root, figures)
 
     return check

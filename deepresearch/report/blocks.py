@@ -3,7 +3,8 @@
 One parser configuration (CommonMark + pipe tables + strikethrough, raw HTML off) is shared by the
 checks and the HTML renderer, so what the check sees is what the reader sees. Code blocks are left
 out and code spans are blanked, so a citation or URL shown as code is never counted. The sections
-written by code (References, Verification) are left out as well.
+written by code (References, Verification) are left out as well, and so is the notice code puts at
+the top of a report that did not pass (a line starting with NOTICE_PREFIX, and the blank line before it).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ GENERATED_HEADINGS = frozenset(
 )
 
 _BACKTICKS = re.compile(r"`+")
+NOTICE_PREFIX = "> **deepresearch:"  # how the notice at the top of a report that did not pass starts
 
 
 @dataclass(frozen=True)
@@ -82,14 +84,24 @@ def generated_ranges(report_text: str) -> list[tuple[int, int]]:
         for i, tok in enumerate(tokens)
         if tok.type == "heading_open" and tok.map is not None
     ]
-    total = len(report_text.splitlines())
-    ranges: list[tuple[int, int]] = []
+    lines = report_text.splitlines()
+    total = len(lines)
+    ranges = _notice_ranges(lines)
     for index, (level, start, title) in enumerate(headings):
         if title not in GENERATED_HEADINGS or any(s <= start < e for s, e in ranges):
             continue
         end = next((s for lvl, s, _ in headings[index + 1 :] if lvl <= level), total)
         ranges.append((start, end))
     return ranges
+
+
+def _notice_ranges(lines: list[str]) -> list[tuple[int, int]]:
+    """The notice lines code put at the report's top, each with the blank line before it."""
+    found = []
+    for n, line in enumerate(lines):
+        if line.startswith(NOTICE_PREFIX):
+            found.append((n - 1 if n and not lines[n - 1].strip() else n, n + 1))
+    return found
 
 
 def strip_generated_sections(report_text: str) -> str:

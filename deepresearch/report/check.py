@@ -21,7 +21,8 @@ Rules (the References and Verification sections, code blocks and code spans are 
 - unaddressed_conflict: a high-severity conflict none of whose top-level blocks (a paragraph, a
   whole list, a whole table, a whole quote) cites at least one source of every side (each fact of
   the conflict is a side; a copy of a source's text stands for that source). Citing both sides in one place is how code can tell the conflict is
-  discussed rather than each side merely used.
+  discussed rather than each side merely used. A follow-up's report answers for a conflict of an
+  earlier question only when it cites one of its sides.
 - ungrounded_number: a number that no fact cited in its paragraph states or derives (number_check.py).
 - unsupported_claim: a cited sentence that the verifier role judged unsupported by the facts it
   cites (its verdicts are read from the workspace: evidence/support.py; claims.py).
@@ -45,6 +46,7 @@ from deepresearch.report.sentences import citations_needed, count_sentences, mak
 from deepresearch.report.suspicious import suspicious_number_violations
 from deepresearch.report.violation import Violation, format_violation
 from deepresearch.state.model import Fact, Severity, Source, Support, TaskDoc, Verified, id_number
+from deepresearch.state.questions import from_earlier
 
 KINDS = (
     "unknown_source",
@@ -264,6 +266,8 @@ def _conflict_violations(blocks: list[Block], cited: Cited, doc: TaskDoc) -> lis
         if any(all(o & doc.independent(list(c)) for o in originals) for c in by_scope.values()):
             continue
         touching = [first_line[s] for s, cites in by_scope.items() if any(ids & cites for _, ids in sides)]
+        if not touching and from_earlier(doc, conflict.id):
+            continue  # an earlier question's conflict that this follow-up's report does not draw on
         line = min(touching) if touching else _conflict_heading_line(blocks)
         wanted = " and ".join(f"{fid} ({''.join(f'[{i}]' for i in sorted(ids))})" for fid, ids in sides)
         found.append(

@@ -26,7 +26,6 @@ from deepresearch.report.blocks import generated_ranges, heading_title, new_pars
 from deepresearch.report.citations import BRACKET_RE, bracket_ids
 from deepresearch.report.marks import Mark, bracket_marks
 from deepresearch.report.references import ENTRY_ID
-from deepresearch.sources.browser import BrowserUnavailable, print_pdf
 from deepresearch.state.model import TaskDoc
 
 _SLUG_DROP = re.compile(r"[^\w\- ]+")
@@ -243,6 +242,8 @@ def _mostly_cjk(text: str) -> bool:
 
 def render_pdf(html_path: Path, pdf_path: Path, chromium_path: str | Path | None = None) -> None:
     """Print report.html to PDF with headless Chromium (the same launch order as archiving)."""
+    from deepresearch.sources.browser import BrowserUnavailable, print_pdf  # Playwright: only to print
+
     try:
         print_pdf(html_path, pdf_path, str(chromium_path) if chromium_path else None)
     except BrowserUnavailable as exc:

@@ -1,9 +1,11 @@
 """knowledge.json: the research as a graph other tools can reuse (nodes plus explicit edges).
 
 Edge types: `cites` (fact → source), `produced_by` (fact → task), `involves` (conflict → fact),
-`prefers` (conflict → its preferred fact), `covers` (task → dimension) and `copy_of` (source → the
-source whose text it repeats). An edge is written only when both ends exist in task.md, so a
-consumer never meets a dangling ID. `measures` holds the run's measures (report/measures.py).
+`prefers` (conflict → its preferred fact), `covers` (task → dimension), `copy_of` (source → the
+source whose text it repeats) and `found_for` (dimension, fact, source or conflict → the question
+with which it entered the knowledge base: the graph grows across follow-up questions, listed under
+`questions`). An edge is written only when both ends exist in task.md, so a consumer never meets a
+dangling ID. `measures` holds the run's measures (report/measures.py).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from deepresearch.report.measures import Measures, doc_measures
 from deepresearch.state.model import TaskDoc
+from deepresearch.state.questions import asked_in
 
 SCHEMA = "deepresearch.knowledge"
 SCHEMA_VERSION = 1
@@ -57,6 +60,10 @@ def _edges(doc: TaskDoc) -> list[dict[str, str]]:
     for source in doc.sources:
         if source.copy_of:
             add("copy_of", source.id, source.copy_of, sources)
+    questions = {q.id for q in doc.questions}
+    ids = [node.id for nodes in (doc.dimensions, doc.facts, doc.sources, doc.conflicts) for node in nodes]
+    for node in ids:
+        add("found_for", node, asked_in(doc, node), questions)
     return edges
 
 
@@ -70,6 +77,7 @@ def knowledge_export(doc: TaskDoc, measures: Measures | None = None) -> dict[str
         "question": doc.front.question,
         "status": _plain(doc.front.status),
         "round": doc.front.round,
+        "questions": [_plain(asdict(q)) for q in doc.questions],
         "dimensions": [_plain(asdict(d)) for d in doc.dimensions],
         "tasks": [_plain(asdict(t)) for t in doc.tasks],
         "facts": [_plain(asdict(f)) for f in doc.facts],

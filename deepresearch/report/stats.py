@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from urllib.parse import urlsplit
@@ -119,3 +120,28 @@ def share(part: int, whole: int, unit: str = "") -> str:
     """Part of a whole as text, e.g. 3 of 4 facts (75%); no percentage when `whole` is 0."""
     text = f"{part} of {whole} {unit}".rstrip()
     return f"{text} ({100 * part / whole:.0f}%)" if whole else text
+
+
+@dataclass(frozen=True)
+class LanguageShare:
+    """What one language gave the research: queries made in it, sources in it, and cited ones."""
+
+    code: str  # "" for sources whose language code could not tell
+    planned: bool
+    queries: int
+    sources: int
+    cited: int
+
+
+def language_shares(doc: TaskDoc, cited_ids: list[str], queries: Mapping[str, int]) -> list[LanguageShare]:
+    """Per language: the planned ones first (in plan order), then any other that a query or a
+    source is in; `queries` counts the distinct queries per language (from the search log)."""
+    planned = [p.code for p in doc.front.languages]
+    by_source = Counter(s.language for s in doc.sources)
+    cited = Counter(s.language for s in (doc.source(i) for i in set(cited_ids)) if s is not None)
+    others = sorted({*queries, *by_source} - set(planned), key=lambda c: (c == "", -by_source[c], c))
+    return [
+        LanguageShare(code, code in planned, queries.get(code, 0), by_source[code], cited[code])
+        for code in [*planned, *others]
+        if code in planned or queries.get(code, 0) or by_source[code]
+    ]

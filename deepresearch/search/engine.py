@@ -11,20 +11,28 @@ from deepresearch.core.attribution import BY_HAND, Attribution
 from deepresearch.core.budget import Budget
 from deepresearch.core.clock import utc_now
 from deepresearch.core.config import Config
-from deepresearch.core.errors import DeepResearchError, ExitCode
+from deepresearch.core.errors import ExitCode, NetworkError
 from deepresearch.core.events import EventSink, Notice, NullSink
 from deepresearch.core.workspace import Workspace
 from deepresearch.search import cache
-from deepresearch.search.model import Attempt, Provider, SearchResult
+from deepresearch.search.model import Attempt, ErrorKind, Provider, SearchResult
 from deepresearch.search.providers import available_providers, missing_keys
 from deepresearch.search.searchlog import append_results
 from deepresearch.search.strategies import STRATEGIES
 
 
-class SearchUnavailableError(DeepResearchError):
-    """No search provider answered (or none is available); the search was not counted."""
+class SearchUnavailableError(NetworkError):
+    """No search provider answered; the search was not counted."""
 
-    exit_code = ExitCode.FAILURE
+
+class NoSearchProviderError(SearchUnavailableError):
+    """No search provider is available (none configured, or none has its API key): configuration."""
+
+    exit_code = ExitCode.CONFIG
+
+
+# Failures that say the network, not the provider, is the problem: nothing could be reached.
+_NETWORK_KINDS = (ErrorKind.UNREACHABLE, ErrorKind.TIMEOUT)
 
 
 @dataclass(frozen=True)
@@ -66,7 +74,7 @@ def run_search(
         spend = budget or Budget(workspace, config)
         return SearchOutcome(query, hit, True, strategy, [], spend.searches_used(), spend.limits.searches)
     if not providers:
-        raise SearchUnavailableError(
+        raise NoSearchProviderError(
             "no search provider is available: "
             f"search_providers = {', '.join(config.search_providers or []) or '(none)'}",
             hint=_key_hint(config, env) or "add duckduckgo (keyless) to search_providers",
@@ -101,5 +109,12 @@ def _unavailable(
     answered = {a.provider for a in attempts}
     lines = [f"  {a.describe()}" for a in attempts]
     lines += [f"  {p.name}: no answer in time" for p in providers if p.name not in answered]
+    if all(a.error is not None and a.error.kind in _NETWORK_KINDS for a in attempts):
+        return SearchUnavailableError(
+            f"no search provider could be reached for {query!r}: the network seems to be down or "
+            "blocked here:\n" + "\n".join(lines),
+            hint="check this machine's internet connection (and HTTPS_PROXY if you use a proxy), then "
+            "try again; the search was not counted",
+        )
     hint = _key_hint(config, environ) or "try again in a minute (the search was not counted)"
     return SearchUnavailableError(f"no search provider answered for {query!r}:\n" + "\n".join(lines), hint)

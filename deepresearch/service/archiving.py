@@ -1,5 +1,6 @@
 """One Archiver for the whole run, driven on an event loop of its own thread; its browser starts
-when the service does.
+with the first archive, or before it when the run's executors are about to start (`warm`): a run,
+or a test, that archives nothing launches no Chromium.
 
 Every archive request of every executor (and the orchestrator's own archiving of cited URLs) goes
 to the same Archiver, so the run has one Chromium with one pool of pages, one global concurrency
@@ -10,9 +11,10 @@ their coroutine on this loop.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import threading
-from datetime import date
+from datetime import date, datetime
 
 from deepresearch.core.attribution import BY_HAND, Attribution
 from deepresearch.core.config import Config
@@ -28,17 +30,29 @@ class SharedArchiver:
     """An Archiver on a private event loop; thread-safe `archive`."""
 
     def __init__(
-        self, workspace: Workspace, config: Config, sink: EventSink, research_date: date | None = None
+        self,
+        workspace: Workspace,
+        config: Config,
+        sink: EventSink,
+        research_date: date | None = None,
+        renew_before: datetime | None = None,
     ) -> None:
         # Never local files: the service runs outside the agents' sandbox with the person's rights,
         # so `archive file:///home/...` from an agent (perhaps told to by a web page) is refused.
-        self.archiver = Archiver(workspace, config, sink=sink, research_date=research_date, local_files=False)
+        self.archiver = Archiver(
+            workspace, config, sink=sink, research_date=research_date, local_files=False,
+            renew_before=renew_before,
+        )  # fmt: skip
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="tool-archiver", daemon=True)
         self._thread.start()
-        # The browser starts now, while the run plans: the first executor's page does not wait for it,
-        # and executors' requests keep the order in which they were made.
-        self._warming = asyncio.run_coroutine_threadsafe(self.archiver.ready(), self._loop)
+        self._warming: concurrent.futures.Future[None] | None = None
+
+    def warm(self) -> None:
+        """Launch the browser in the background now (once), so the first page need not wait for it;
+        pages asked for meanwhile wait for this one launch."""
+        if self._warming is None:
+            self._warming = asyncio.run_coroutine_threadsafe(self.archiver.ready(), self._loop)
 
     @property
     def launches(self) -> int:
@@ -63,8 +77,9 @@ class SharedArchiver:
         if not self._thread.is_alive():
             return
         try:
-            with contextlib.suppress(Exception):  # a launch that failed is already recorded
-                self._warming.result(CLOSE_TIMEOUT)
+            if self._warming is not None:
+                with contextlib.suppress(Exception):  # a launch that failed is already recorded
+                    self._warming.result(CLOSE_TIMEOUT)
             asyncio.run_coroutine_threadsafe(self.archiver.aclose(), self._loop).result(CLOSE_TIMEOUT)
         finally:
             self._loop.call_soon_threadsafe(self._loop.stop)

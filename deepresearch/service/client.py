@@ -1,4 +1,4 @@
-"""The thin client: what `deepresearch search` and `archive` do inside an agent of a run.
+"""The thin client: what `deepresearch search`, `archive` and `check` do inside an agent of a run.
 
 The agent runner puts the run's socket in `DEEPRESEARCH_SERVICE`. A service that cannot be reached
 (the socket is gone, nothing listens, the connection closes without an answer) is a
@@ -54,6 +54,10 @@ class ToolClient:
         )
         return self.send(request)
 
+    def check(self, workdir: Path) -> dict[str, Any]:
+        """The orchestrator's checks of the caller's own output file (pipeline/selfcheck.py)."""
+        return self.send(ToolRequest("check", str(workdir), self.caller))
+
     def send(self, request: ToolRequest) -> dict[str, Any]:
         """One request, one answer; ServiceUnreachable when there is no answer."""
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -66,11 +70,16 @@ class ToolClient:
                 raise ServiceUnreachable(f"cannot connect to {self.address}: {exc.strerror or exc}") from exc
             conn.settimeout(ANSWER_TIMEOUT)
             try:
-                conn.sendall(request.encode())
-                conn.shutdown(socket.SHUT_WR)
+                try:
+                    conn.sendall(request.encode())
+                    conn.shutdown(socket.SHUT_WR)
+                except BrokenPipeError:
+                    pass  # it answered without reading (busy) and closed: the answer is there to read
                 line = read_line(conn)
             except OSError as exc:
                 raise ServiceUnreachable(f"lost the connection to {self.address}: {exc}") from exc
+            except ProtocolError as exc:
+                raise ServiceUnreachable(f"{self.address} answered something else: {exc}") from exc
         finally:
             conn.close()
         if not line:

@@ -1,6 +1,6 @@
 """What crosses the tool service's socket: one JSON line each way per connection.
 
-A request names its operation (`search`, `archive`), the workspace it is for, who asks (the task,
+A request names its operation (`search`, `archive`, `local`, `check`), the workspace it is for, who asks (the task,
 its batch, the agent call: attribution for the tools log and the records) and the operation's
 arguments. The answer is `{"ok": true, "result": {...}}` or `{"ok": false, "error": {...}}` with the
 typed error's message, hint and exit code, so a client fails exactly as the command would have.
@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -24,8 +25,11 @@ if TYPE_CHECKING:  # only their shapes: a thin client must not load the search s
     from deepresearch.sources.record import SourceRecord
 
 VERSION = 1
-MAX_LINE = 4 * 1024 * 1024  # one request or answer; a run's largest is an archive of many records
-OPS = ("search", "archive", "local")  # local: `search --local` over the workspace's archives
+MAX_LINE = 16 * 1024 * 1024  # one answer; a run's largest is an archive of many records
+MAX_K = 20  # results per search: the smallest per-request maximum among the providers (Brave, Tavily)
+# local: `search --local` over the workspace's archives; check: the caller's own output file, by
+# the orchestrator's checks (pipeline/selfcheck.py)
+OPS = ("search", "archive", "local", "check")
 _BATCH = re.compile(r"\.batch(\d+)\b")
 
 
@@ -112,17 +116,25 @@ def _batch(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def read_line(conn: socket.socket) -> bytes:
-    """One line from a connection (up to MAX_LINE bytes; less when the peer closes first)."""
+def read_line(conn: socket.socket, limit: int = MAX_LINE, deadline: float | None = None) -> bytes:
+    """One line from a connection (less when the peer closes first). ProtocolError past `limit`
+    bytes; TimeoutError once `deadline` (time.monotonic) has passed, however slowly it trickles."""
     chunks: list[bytes] = []
     size = 0
     while True:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the line did not arrive in time")
+            conn.settimeout(left)
         chunk = conn.recv(65536)
         if not chunk:
             break
         chunks.append(chunk)
         size += len(chunk)
-        if chunk.endswith(b"\n") or size > MAX_LINE:
+        if size > limit:
+            raise ProtocolError(f"larger than {limit} bytes")
+        if chunk.endswith(b"\n"):
             break
     return b"".join(chunks)
 

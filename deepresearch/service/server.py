@@ -7,7 +7,8 @@
 The socket is created private (mode 0600, bound under a temporary name and renamed into place), so
 only the user's own processes can connect. A socket file left by a run that was killed (nothing
 listens) is replaced; one that answers belongs to a live service and is an error. Each connection
-carries one request and one answer (service/protocol.py); every operation is written to
+carries one request and one answer (service/protocol.py); a `check` is handed to the run's checker
+(the orchestrator's own checks of the caller's output file); every operation is written to
 `logs/tools.jsonl` with the task, batch and call that asked. `address()` restarts a service that
 stopped answering (its socket file removed, its thread gone), so the next agent gets a working one.
 """
@@ -20,8 +21,9 @@ import secrets
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -36,6 +38,7 @@ from deepresearch.core.workspace import Workspace
 from deepresearch.search.engine import run_search
 from deepresearch.service.address import reachable
 from deepresearch.service.archiving import SharedArchiver
+from deepresearch.service.limits import Gate, ServiceLimits, check
 from deepresearch.service.protocol import (
     Caller,
     ProtocolError,
@@ -49,8 +52,10 @@ from deepresearch.service.protocol import (
 )
 from deepresearch.sources.record import SourceRecord
 
+# The self-check: (task, call) → findings. Set by the orchestrator (the checks live above this layer).
+Checker = Callable[[str, str], dict[str, Any]]
 ACCEPT_POLL = 0.2  # seconds between checks of the stop flag while waiting for connections
-READ_TIMEOUT = 30.0  # a client that connects must send its request within this
+BUSY_TIMEOUT = 1.0  # to tell a connection past the cap that the service is busy
 
 
 class ToolService:
@@ -64,13 +69,18 @@ class ToolService:
         environ: dict[str, str],
         sink: EventSink,
         research_date: date | None = None,
+        renew_before: datetime | None = None,
+        limits: ServiceLimits | None = None,
     ) -> None:
         self.workspace = workspace
+        self.limits = limits or ServiceLimits()
+        self._gate = Gate(self.limits.max_connections)
         self.config = config
         self.budget = budget
         self.environ = environ  # with the search keys: they stay in this process
         self.sink = sink
         self.research_date = research_date
+        self.renew_before = renew_before  # a follow-up's freshness cutoff (sources.archive.Archiver)
         self.path = workspace.tool_socket
         self._listener: socket.socket | None = None
         self._inode: int | None = None
@@ -80,6 +90,7 @@ class ToolService:
         self._log_lock = threading.Lock()
         self._archiver: SharedArchiver | None = None
         self._launches_logged = 0
+        self.checker: Checker | None = None
 
     # --- lifecycle -------------------------------------------------------------------------------
 
@@ -93,12 +104,11 @@ class ToolService:
         self.stop()
 
     def start(self) -> None:
-        """Listen on the workspace's socket (replacing a stale one) and start the browser in the
-        background; ToolServiceError when a live service already listens there or the socket cannot
-        be made."""
+        """Listen on the workspace's socket (replacing a stale one); ToolServiceError when a live
+        service already listens there or the socket cannot be made. The browser starts with the
+        first archive."""
         with self._lock:
             self._listen()
-            self._shared_archiver()
 
     def stop(self) -> None:
         """Stop listening, remove the socket, close the browser."""
@@ -194,17 +204,42 @@ class ToolService:
                 continue
             except OSError:
                 return  # the listener was closed
+            if not self._gate.enter():
+                self._refuse(conn)
+                continue
             threading.Thread(target=self._handle, args=(conn,), name="tool-request", daemon=True).start()
 
+    @property
+    def connections(self) -> int:
+        """Connections being served now."""
+        return self._gate.active
+
+    def _refuse(self, conn: socket.socket) -> None:
+        """Past the connection cap: say so at once and close."""
+        busy = ToolServiceError(
+            f"the tool service is busy ({self.limits.max_connections} requests at once)",
+            hint="wait a few seconds and run the command again",
+        )
+        with conn, contextlib.suppress(OSError):
+            conn.settimeout(BUSY_TIMEOUT)
+            conn.sendall(failure(busy))
+
     def _handle(self, conn: socket.socket) -> None:
-        with conn:
-            conn.settimeout(READ_TIMEOUT)
-            try:
-                line = read_line(conn)
-                conn.settimeout(None)
-                conn.sendall(self._answer(line))
-            except OSError:
-                return  # the client went away (its agent was stopped): nothing to answer
+        try:
+            with conn:
+                try:
+                    deadline = time.monotonic() + self.limits.read_timeout
+                    line = read_line(conn, self.limits.max_request_bytes, deadline)
+                except ProtocolError as exc:
+                    answer_bytes = failure(UsageError(f"the tool service refused the request: {exc}"))
+                else:
+                    answer_bytes = self._answer(line)
+                conn.settimeout(self.limits.send_timeout)  # the whole answer, however slowly read
+                conn.sendall(answer_bytes)
+        except OSError:
+            return  # the client went away, or took too long to send or to read: nothing to answer
+        finally:
+            self._gate.leave()
 
     def _answer(self, line: bytes) -> bytes:
         try:
@@ -213,9 +248,13 @@ class ToolService:
             return failure(UsageError(f"the tool service could not read the request: {exc}"))
         started = time.monotonic()
         entry: dict[str, Any] = {"op": request.op, **asdict(request.caller)}
-        entry.update({"urls": list(request.urls)} if request.op == "archive" else {"query": request.query})
+        if request.op in ("search", "local"):
+            entry["query"] = request.query
+        elif request.op == "archive":
+            entry["urls"] = list(request.urls)
         try:
             self._check_workspace(request)
+            check(request, self.limits)
             if request.op == "search":
                 outcome = run_search(
                     self.workspace,
@@ -232,6 +271,9 @@ class ToolService:
             elif request.op == "local":
                 result = local_result(request.query, request.k, self.workspace)
                 entry["results"] = len(result["hits"])
+            elif request.op == "check":
+                result = self._check(request.caller)
+                entry["problems"] = len(result["problems"])
             else:
                 who = request.caller.attribution()
                 records, warnings = self._archive(list(request.urls), request.screenshot, request.pdf, who)
@@ -255,6 +297,13 @@ class ToolService:
                 hint="each run has its own service; run the command in that run's workspace",
             )
 
+    def _check(self, caller: Caller) -> dict[str, Any]:
+        if self.checker is None:
+            raise UsageError(
+                "the self-check runs only during a run", hint="use `deepresearch check` on a report"
+            )
+        return self.checker(caller.task, caller.call)
+
     # --- the orchestrator's own use --------------------------------------------------------------
 
     def archive(self, urls: list[str]) -> list[SourceRecord]:
@@ -266,10 +315,20 @@ class ToolService:
         self._log({**entry, "ok": True, "seconds": _since(started)})
         return records
 
+    def warm_browser(self) -> None:
+        """Start launching Chromium in the background, once: executors are about to archive, and
+        their first page should not wait for it. A service never asked to (or to archive) never
+        starts one."""
+        with self._lock:
+            archiver = self._shared_archiver()
+        archiver.warm()
+
     def _shared_archiver(self) -> SharedArchiver:
         """The run's archiver (created, and its browser started, once); call under `_lock`."""
         if self._archiver is None:
-            self._archiver = SharedArchiver(self.workspace, self.config, self.sink, self.research_date)
+            self._archiver = SharedArchiver(
+                self.workspace, self.config, self.sink, self.research_date, self.renew_before
+            )
         return self._archiver
 
     def _archive(

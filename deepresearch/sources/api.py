@@ -69,7 +69,8 @@ def passage_for(workspace: Workspace, record: SourceRecord, quote: str) -> str |
 
 
 def record_to_source(record: SourceRecord) -> Source:
-    """The task.md Sources row for an archived record (final URL, type, dates, authority, archive).
+    """The task.md Sources row for an archived record (final URL, type, dates, authority, archive,
+    language).
 
     A paper archived without its full text says so in its title (`… (abstract only)`): every fact
     citing it, in task.md and in the report's References, then shows where it came from."""
@@ -88,6 +89,7 @@ def record_to_source(record: SourceRecord) -> Source:
         sha256=record.sha256,
         copy_of=record.copy_of,
         flags=list(record.flags),
+        language=record.language,
     )
 
 

@@ -4,7 +4,9 @@
         records = archiver.archive_many(urls)
 
 Pages load concurrently (`config.archive_concurrency`, at most `per_host` per host) on one event
-loop driving Playwright's async API. A URL already in the registry is not fetched again. Every
+loop driving Playwright's async API. A URL already in the registry is not fetched again, unless its
+archive is older than `renew_before` (a follow-up's freshness window): then it is archived again
+under a new ID, and the old archive is kept. Every
 failure becomes a failed record in the registry; nothing is raised out of `archive_many`.
 Papers, videos and files take their specialist route (routes.py, specialists.py) in a worker
 thread; a web page whose `citation_*` tags name a paper is archived as that paper.
@@ -19,9 +21,11 @@ import asyncio
 import contextlib
 import dataclasses
 import os
-from collections.abc import AsyncIterator, Mapping
-from datetime import date
+from collections.abc import AsyncIterator, Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from datetime import date, datetime
 from types import TracebackType
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from deepresearch.core.attribution import BY_HAND, Attribution
@@ -34,6 +38,7 @@ from deepresearch.sources.browser import Browser, BrowserOptions, BrowserUnavail
 from deepresearch.sources.content import build_content
 from deepresearch.sources.copies import CopyProbe
 from deepresearch.sources.fetch import Fetched, FetchFailure, http_fetch
+from deepresearch.sources.netguard import HostPolicy
 from deepresearch.sources.papers import archive_landing
 from deepresearch.sources.record import BAD_URL, INTERNAL, UNSUPPORTED, SourceRecord
 from deepresearch.sources.registry import SourceRegistry
@@ -44,6 +49,10 @@ from deepresearch.sources.specialists import Built, archive_special, built_speci
 from deepresearch.sources.store import StoreContext
 
 PER_HOST = 2
+# Registrations wait for the registry's lock while the orchestrator merges into task.md; they wait in
+# threads of their own, so lookups (other threads) still answer and pages keep loading meanwhile.
+REGISTER_THREADS = 4
+_T = TypeVar("_T")
 
 
 class Archiver:
@@ -63,6 +72,7 @@ class Archiver:
         environ: Mapping[str, str] | None = None,
         local_files: bool = True,
         attribution: Attribution = BY_HAND,
+        renew_before: datetime | None = None,
     ) -> None:
         self.workspace = workspace
         self.config = config
@@ -74,6 +84,9 @@ class Archiver:
         self.environ = os.environ if environ is None else environ
         self.local_files = local_files  # False: file:// targets are refused (the orchestrator's case)
         self.attribution = attribution  # recorded on every record and use (registry), unless a call says
+        # A known source archived before this is stale: asked for again, it is archived again.
+        self.renew_before = renew_before
+        self.guard = HostPolicy.from_config(config)  # every request reaches the public web only
         self.options = BrowserOptions(
             chromium_path=config.chromium_path,
             profile=workspace.browser_profile,
@@ -82,6 +95,7 @@ class Archiver:
             pool_size=config.archive_concurrency,
             screenshot=screenshot,
             print_pdf=print_pdf,
+            guard=self.guard,
         )
         self.warnings: list[str] = []
         self.browser_unavailable = ""  # why the plain HTTP fallback is in use, once known
@@ -92,6 +106,7 @@ class Archiver:
         self._start_lock: asyncio.Lock | None = None
         self._slots: asyncio.Semaphore | None = None
         self._hosts: dict[str, asyncio.Semaphore] = {}
+        self._register_pool: ThreadPoolExecutor | None = None
 
     def __enter__(self) -> Archiver:
         self._loop = asyncio.new_event_loop()
@@ -112,10 +127,14 @@ class Archiver:
         await self._ensure_browser()
 
     async def aclose(self) -> None:
-        """Close the browser (on the loop that drove it)."""
+        """Close the browser (on the loop that drove it) and the registry's threads."""
         if self._browser is not None:
             await self._browser.close()
         self._browser = None
+        if self._register_pool is not None:
+            self._register_pool.shutdown(wait=True)
+            self._register_pool = None
+        self.registry.close()
 
     def archive_many(self, urls: list[str]) -> list[SourceRecord]:
         """One record per URL, in order: archived (new or existing) or failed. Never raises for a URL."""
@@ -157,34 +176,80 @@ class Archiver:
 
     async def _archive_one(self, url: str, shots: tuple[bool, bool], who: Attribution) -> SourceRecord:
         target = recognise(url)
+        existing: SourceRecord | None = None
         try:
-            existing = self.registry.lookup(url)
-            if existing is None and target.canonical != url:  # doi:10.1/x and doi.org/10.1/x: one paper
-                existing = self.registry.lookup(target.canonical)
-            if existing is not None:
-                self.registry.record_use(existing, url, who)
+            existing = await self._in_registry(self._known, url, target.canonical)
+            if existing is not None and not self.stale(existing):
+                await self._in_registry(self.registry.record_use, existing, url, who)
                 return existing
             async with self._limit(url):
                 built = await self._build(url, target, shots)
         except FetchFailure as failure:
-            return self._failed(url, failure, who, kind_of(target))
+            return await self._kept(existing, url, failure.message, who) or await self._failed(
+                url, failure, who, kind_of(target)
+            )
         except Exception as exc:  # a bug must not cost the other URLs their archive: record it
             bug = FetchFailure(INTERNAL, f"{url}: {type(exc).__name__}: {exc}")
-            return self._failed(url, bug, who, kind_of(target))
+            kept = await self._kept(existing, url, bug.message, who)
+            return kept or await self._failed(url, bug, who, kind_of(target))
         warning = "archived with plain HTTP: no browser could be launched" if built.fallback else ""
         ctx = StoreContext(
             self.workspace, self.research_date, self.config.time_scope, built.fallback, warning
         )
-        record, new = self.registry.register(
-            url,
-            built.final_url,
-            built.content_sha256,
-            lambda source_id: dataclasses.replace(built.store(ctx, source_id, url), **who.fields()),
-            CopyProbe(built.text, self.config.copy_threshold),
-        )
+
+        def build(source_id: str) -> SourceRecord:
+            return dataclasses.replace(built.store(ctx, source_id, url), **who.fields())
+
+        if existing is not None:  # stale: a new archive with an ID of its own, the old one kept
+            record, new = await self._registering(self.registry.renew, existing, self.stale, build)
+            if new:
+                self.sink(Notice(f"{existing.id} was archived again as {record.id}: its archive was stale"))
+        else:
+            probe = CopyProbe(built.text, self.config.copy_threshold)
+            record, new = await self._registering(
+                self.registry.register, url, built.final_url, built.content_sha256, build, probe
+            )
         if not new:
-            self.registry.record_use(record, url, who)
+            await self._in_registry(self.registry.record_use, record, url, who)
         return record
+
+    def _known(self, url: str, canonical: str) -> SourceRecord | None:
+        existing = self.registry.lookup(url)
+        if existing is None and canonical != url:  # doi:10.1/x and doi.org/10.1/x: one paper
+            existing = self.registry.lookup(canonical)
+        return existing
+
+    async def _in_registry(self, call: Callable[..., _T], *args: Any) -> _T:
+        """Run a registry read or note (SQLite, milliseconds, no file lock) off the event loop."""
+        return await asyncio.to_thread(call, *args)
+
+    async def _registering(self, call: Callable[..., _T], *args: Any) -> _T:
+        """Run a registration (the registry's file lock, writing the archive files) in the threads
+        kept for it: while another process holds the lock, pages keep loading and lookups answer."""
+        if self._register_pool is None:
+            self._register_pool = ThreadPoolExecutor(REGISTER_THREADS, thread_name_prefix="register")
+        return await asyncio.get_running_loop().run_in_executor(self._register_pool, call, *args)
+
+    def stale(self, record: SourceRecord) -> bool:
+        """Whether a known source's archive is older than the freshness cutoff (`renew_before`)."""
+        if self.renew_before is None:
+            return False
+        try:
+            fetched = datetime.fromisoformat(record.fetched)
+        except ValueError:
+            return False
+        return fetched < self.renew_before if fetched.tzinfo else False
+
+    async def _kept(
+        self, existing: SourceRecord | None, url: str, why: str, who: Attribution
+    ) -> SourceRecord | None:
+        """A stale source whose current version could not be fetched: its old archive stands."""
+        if existing is None:
+            return None
+        self._warn(f"could not archive the current version of {existing.id} ({why}); its archive of "
+                   f"{existing.fetched[:10]} is used")  # fmt: skip
+        await self._in_registry(self.registry.record_use, existing, url, who)
+        return existing
 
     async def _build(self, url: str, target: Target, shots: tuple[bool, bool]) -> Built:
         """Fetch and read one target by its route (blocking work in worker threads)."""
@@ -206,7 +271,7 @@ class Archiver:
         return built_web(fetched, content, fallback)
 
     def _tools(self) -> Tools:
-        return Tools(self.config, self.environ, self._page_from_thread, self.provided)
+        return Tools(self.config, self.environ, self._page_from_thread, self.guard, self.provided)
 
     def _page_from_thread(self, url: str) -> Fetched:
         """A web page fetched on the archiver's loop (browser or fallback) for a route's worker thread."""
@@ -226,11 +291,12 @@ class Archiver:
         """(what was fetched, whether the plain HTTP fallback was used)."""
         if urlsplit(url).scheme not in ("http", "https"):
             raise FetchFailure(BAD_URL, f"not an http(s) URL: {url!r}")
+        await asyncio.to_thread(self.guard.check, url)  # (it may resolve the host: off the loop)
         browser = await self._ensure_browser()
         if browser is not None:
             return await browser.fetch(url, screenshot=shots[0], print_pdf=shots[1]), False
         fetched = await asyncio.to_thread(
-            http_fetch, url, self.config.archive_timeout, self.config.archive_max_bytes
+            http_fetch, url, self.config.archive_timeout, self.config.archive_max_bytes, self.guard
         )
         return fetched, True
 
@@ -256,7 +322,9 @@ class Archiver:
         self.warnings.append(message)
         self.sink(Notice(message=message, level="warning"))
 
-    def _failed(self, url: str, failure: FetchFailure, who: Attribution, kind: str = "web") -> SourceRecord:
+    async def _failed(
+        self, url: str, failure: FetchFailure, who: Attribution, kind: str = "web"
+    ) -> SourceRecord:
         record = SourceRecord.failure(
             url,
             failure.kind,
@@ -268,7 +336,7 @@ class Archiver:
             **who.fields(),
         )
         record.kind = kind
-        self.registry.record_failure(record)
+        await self._in_registry(self.registry.record_failure, record)
         return record
 
 

@@ -4,7 +4,9 @@ The ONLY module that imports playwright: archiving (`Browser`), signing in (`log
 printing report.pdf (`print_pdf`) all launch Chromium here, in one order: Playwright's own when
 installed, else the configured `chromium_path`, else the system's (`/usr/bin/chromium`). When the workspace has a
 browser profile (`deepresearch browser login`), pages open in it, so sites the person signed in
-to are archived signed in; if another process holds the profile, a private copy is used.
+to are archived signed in; if another process holds the profile, a private copy is used. An
+archiving browser makes every request through the checking proxy (`_guard_traffic`,
+sources/guardproxy.py): the page, its resources and every redirect reach public addresses only.
 """
 
 from __future__ import annotations
@@ -30,15 +32,24 @@ from deepresearch.sources.fetch import (
     split_content_type,
     status_failure,
 )
-from deepresearch.sources.record import BAD_URL, CONNECTION, DNS, INTERNAL, REDIRECT_LOOP, TIMEOUT, TOO_LARGE
+from deepresearch.sources.guardproxy import PROXY_HEADER, GuardProxy
+from deepresearch.sources.netguard import HostPolicy
+from deepresearch.sources.record import (
+    BAD_URL,
+    CONNECTION,
+    DNS,
+    INTERNAL,
+    REDIRECT_LOOP,
+    TIMEOUT,
+    TOO_LARGE,
+)
+from deepresearch.sources.settle import BUSY, PROBE, SETTLE_SCRIPT, NetworkQuiet, PageState, settle
 
 BROWSER_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
     "--disable-sync",
 ]  # fmt: skip
 SYSTEM_CHROMIUMS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
-SETTLE_SECONDS = 1.5  # after "load", wait at most this long for scripts' requests (XHR content)
-QUIET_SECONDS = 0.25  # no request in flight for this long: the page is settled
 _NET_ERRORS = (
     ("ERR_NAME_NOT_RESOLVED", DNS), ("ERR_NAME_RESOLUTION_FAILED", DNS),
     ("ERR_TOO_MANY_REDIRECTS", REDIRECT_LOOP), ("ERR_TIMED_OUT", TIMEOUT),
@@ -61,6 +72,7 @@ class BrowserOptions:
     pool_size: int = 4
     screenshot: bool = False
     print_pdf: bool = False
+    guard: HostPolicy | None = None  # archiving: every request checked (None: a local page or a check)
 
 
 def candidate_executables(chromium_path: str | None) -> list[str | None]:
@@ -87,11 +99,24 @@ def _navigation_failure(exc: PlaywrightError, url: str) -> FetchFailure:
     return FetchFailure(kind, f"{url}: {message.removeprefix('Page.goto: ')}", final_url=url)
 
 
+def _guard_traffic(kwargs: dict[str, Any], proxy: str) -> None:
+    """Send every request of the browser through the checking proxy at `proxy`: loopback too (which
+    Chromium would otherwise reach directly), and no WebRTC UDP around it."""
+    kwargs["proxy"] = {"server": proxy}
+    kwargs["args"] = [
+        *kwargs["args"],
+        "--proxy-bypass-list=<-loopback>",
+        "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    ]
+
+
 async def _launch(
-    pw: Playwright, executable: str | None, profile: Path | None, headless: bool
+    pw: Playwright, executable: str | None, profile: Path | None, headless: bool, proxy: str | None = None
 ) -> tuple[BrowserContext, Path | None]:
     """A browser context, and the temporary profile copy to delete afterwards (if one was made)."""
     kwargs: dict[str, Any] = {"headless": headless, "args": BROWSER_ARGS}
+    if proxy is not None:
+        _guard_traffic(kwargs, proxy)
     if executable:
         kwargs["executable_path"] = executable
     if profile is None or not profile.is_dir():
@@ -111,33 +136,37 @@ async def _launch(
     return await pw.chromium.launch_persistent_context(str(copy), **kwargs), copy
 
 
-class _Traffic:
-    """Requests in flight on one page. Playwright's "networkidle" always waits 500 ms of silence,
-    which made up most of the time per page (bench/archive.py); a shorter quiet window suffices."""
+async def _page_state(page: Page) -> PageState | None:
+    """The settle script's view of the page (settle.py); BUSY while a script replaces the document."""
+    try:
+        found = await page.evaluate(PROBE)
+    except PlaywrightError:
+        return BUSY
+    if not isinstance(found, dict):
+        return None
+    return PageState(int(found.get("pending", 0)), float(found.get("quiet", 0.0)))
 
-    def __init__(self, page: Page) -> None:
-        self.inflight = 0
-        page.on("request", self._started)
-        page.on("requestfinished", self._ended)
-        page.on("requestfailed", self._ended)
 
-    def _started(self, _: object) -> None:
-        self.inflight += 1
+# The document as rendered (what `page.content()` returns), its charset and title, in one round trip.
+_SNAPSHOT = """() => [
+  (document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '')
+    + (document.documentElement ? document.documentElement.outerHTML : ''),
+  document.characterSet || 'utf-8',
+  document.title || '',
+]"""
 
-    def _ended(self, _: object) -> None:
-        self.inflight = max(self.inflight - 1, 0)
 
-    async def settle(self) -> None:
-        """Return once nothing was in flight for QUIET_SECONDS, or after SETTLE_SECONDS at most."""
-        loop = asyncio.get_running_loop()
-        end = loop.time() + SETTLE_SECONDS
-        quiet_since = loop.time()
-        while loop.time() < end:
-            await asyncio.sleep(0.05)
-            if self.inflight:
-                quiet_since = loop.time()
-            elif loop.time() - quiet_since >= QUIET_SECONDS:
-                return
+async def _snapshot(page: Page) -> tuple[str, str, str]:
+    html, charset, title = await page.evaluate(_SNAPSHOT)
+    return str(html), str(charset).lower(), str(title)
+
+
+def _watch_network(page: Page) -> NetworkQuiet:
+    network = NetworkQuiet()
+    page.on("request", network.started)
+    page.on("requestfinished", network.ended)
+    page.on("requestfailed", network.ended)
+    return network
 
 
 class Browser:
@@ -149,29 +178,40 @@ class Browser:
         self._context: BrowserContext | None = None
         self._profile_copy: Path | None = None
         self._idle: list[Page] = []
-        self._traffic: dict[Page, _Traffic] = {}
+        self._network: dict[Page, NetworkQuiet] = {}
+        self._releasing: set[asyncio.Task[None]] = set()
+        self._proxy: GuardProxy | None = None
 
     async def start(self) -> None:
         """Launch the first Chromium that works; BrowserUnavailable lists every attempt otherwise."""
         self._pw = await async_playwright().start()
+        proxy_url = None
+        if self.options.guard is not None:
+            self._proxy = GuardProxy(self.options.guard, connect_timeout=self.options.timeout)
+            proxy_url = await self._proxy.start()
         tried: list[str] = []
         for executable in candidate_executables(self.options.chromium_path):
             try:
                 self._context, self._profile_copy = await _launch(
-                    self._pw, executable, self.options.profile, headless=True
+                    self._pw, executable, self.options.profile, headless=True, proxy=proxy_url
                 )
             except PlaywrightError as exc:
                 tried.append(f"{executable or 'Playwright Chromium'}: {_first_line(exc)}")
                 continue
+            # Before any page's own scripts: the page's pending work, for settling (settle.py).
+            await self._context.add_init_script(SETTLE_SCRIPT)
             self._idle = list(self._context.pages)  # a persistent context opens with one page
-            self._traffic = {page: _Traffic(page) for page in self._idle}
+            self._network = {page: _watch_network(page) for page in self._idle}
             return
         await self._pw.stop()
         self._pw = None
+        if self._proxy is not None:
+            await self._proxy.close()
         raise BrowserUnavailable("; ".join(tried))
 
     async def close(self) -> None:
         """Close pages, the browser and Playwright; remove a temporary profile copy."""
+        await asyncio.gather(*self._releasing, return_exceptions=True)
         # Suppressed: after a Chromium crash there is nothing left to close, and the records are saved.
         with contextlib.suppress(PlaywrightError):
             if self._context is not None:
@@ -184,15 +224,17 @@ class Browser:
                 await self._pw.stop()
         if self._profile_copy is not None:
             shutil.rmtree(self._profile_copy, ignore_errors=True)
+        if self._proxy is not None:
+            await self._proxy.close()
         self._context, self._pw, self._profile_copy, self._idle = None, None, None, []
-        self._traffic = {}
+        self._network = {}
 
     async def _acquire(self) -> Page:
         if self._idle:
             return self._idle.pop()
         assert self._context is not None, "Browser.start() first"
         page = await self._context.new_page()
-        self._traffic[page] = _Traffic(page)
+        self._network[page] = _watch_network(page)
         return page
 
     async def _release(self, page: Page, healthy: bool) -> None:
@@ -205,7 +247,7 @@ class Browser:
                 return
             except PlaywrightError:
                 pass
-        self._traffic.pop(page, None)
+        self._network.pop(page, None)
         with contextlib.suppress(PlaywrightError):  # already gone with a crashed renderer
             await page.close()
 
@@ -226,9 +268,13 @@ class Browser:
             except PlaywrightError as exc:
                 if "Download is starting" in str(exc) or "ERR_ABORTED" in str(exc):
                     return await self.download(url)  # served as an attachment: not a page to render
-                raise _navigation_failure(exc, url) from exc
+                raise self._refused(exc, url) or _navigation_failure(exc, url) from exc
             if response is None:
                 raise FetchFailure(INTERNAL, f"{url}: the browser returned no response")
+            said = await response.header_value(PROXY_HEADER) if self._proxy is not None else None
+            if said:  # the checking proxy's own answer, not the site's: a hop it refused or could not reach
+                kind, _, what = said.partition(": ")
+                raise FetchFailure(kind, f"{response.url}: {what}", final_url=response.url)
             content_type, _ = split_content_type(await response.header_value("content-type"))
             if response.status >= 400:
                 raise status_failure(response.status, response.url, content_type)
@@ -237,18 +283,30 @@ class Browser:
                 return await self.download(response.url)  # PDF viewer or image: get the bytes
             return await self._rendered(page, url, response.status, content_type or "text/html", shots)
         finally:
-            await self._release(page, healthy)
+            # The page returns to the pool in the background: the caller has its document already.
+            task = asyncio.ensure_future(self._release(page, healthy))
+            self._releasing.add(task)
+            task.add_done_callback(self._releasing.discard)
+
+    def _refused(self, exc: PlaywrightError, url: str) -> FetchFailure | None:
+        """What the checking proxy said behind a failed tunnel (an HTTPS host it refused or could
+        not reach)."""
+        said = _first_line(exc)
+        if self._proxy is None or "ERR_TUNNEL_CONNECTION_FAILED" not in said:
+            return None
+        failed_at = said.rsplit(" at ", 1)[-1].strip() if " at " in said else url
+        found = self._proxy.failure_for(failed_at) or self._proxy.failure_for(url)
+        return FetchFailure(found[0], f"{failed_at}: {found[1]}", final_url=failed_at) if found else None
 
     async def _rendered(
         self, page: Page, url: str, status: int, content_type: str, shots: tuple[bool, bool]
     ) -> Fetched:
-        await self._traffic[page].settle()  # pages that poll forever: take what has rendered by then
+        settled = await settle(lambda: _page_state(page), self._network[page])
         try:
-            html = await page.content()
+            html, charset, title = await _snapshot(page)
         except PlaywrightError:  # a script navigated away mid-read: take the new document
             await page.wait_for_load_state("load", timeout=self.options.timeout * 1000)
-            html = await page.content()
-        charset = str(await page.evaluate("document.characterSet")).lower()
+            html, charset, title = await _snapshot(page)
         try:  # kept in the page's own charset, so its <meta charset> stays true
             body = html.encode(charset, errors="xmlcharrefreplace")
         except LookupError:
@@ -257,10 +315,9 @@ class Browser:
             raise FetchFailure(TOO_LARGE, f"{url} renders to {len(body)} bytes, over the cap", status)
         shot = await page.screenshot(full_page=True, type="png") if shots[0] else None
         printed = await page.pdf(print_background=True) if shots[1] else None
-        title = await page.title()
         return Fetched(
             url=url, final_url=page.url, status=status, content_type=content_type, charset=charset,
-            body=body, rendered=True, title=title, screenshot=shot, page_pdf=printed,
+            body=body, rendered=True, title=title, screenshot=shot, page_pdf=printed, settled=settled,
         )  # fmt: skip
 
     async def download(self, url: str) -> Fetched:
@@ -268,8 +325,9 @@ class Browser:
         assert self._context is not None, "Browser.start() first"
         cookies = await self._context.cookies(url)
         header = "; ".join(f"{c.get('name')}={c.get('value')}" for c in cookies)
+        guard = self.options.guard or HostPolicy.allowing(["0.0.0.0/0", "::/0"])
         fetched = await asyncio.to_thread(
-            http_fetch, url, self.options.timeout, self.options.max_bytes, header
+            http_fetch, url, self.options.timeout, self.options.max_bytes, guard, header
         )
         return fetched
 

@@ -7,20 +7,21 @@ sets (exactly, when both texts have fewer than `SKETCH` shingles). Only main tex
 the extractor kept, not the page's navigation), and texts shorter than `MIN_SHINGLES` are never
 called copies: too little text to tell a copy from a template.
 
-`CopyIndex` finds candidates through an inverted index of sketch hashes, so checking one new text
-against n earlier ones costs about the number of hashes it shares with them, not n comparisons.
+`CopyIndex` (in memory) and `SketchTable` (the registry's database) find candidates through an
+inverted index of sketch hashes, so checking one new text against n earlier ones costs about the
+number of hashes it shares with them, not n comparisons.
 """
 
 from __future__ import annotations
 
 import hashlib
 import heapq
+import json
+import sqlite3
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from deepresearch.core.files import append_jsonl, read_jsonl
 from deepresearch.sources.quotes import tokens
 
 SHINGLE = 5
@@ -104,24 +105,55 @@ class CopyProbe:
     threshold: float  # `copy_threshold`: the similarity from which a text counts as a copy
 
 
-class SketchFile:
-    """`.deepresearch/sketches.jsonl`: each archived source's sketch, one JSON line per source,
-    appended by the registry under its lock (kept apart from the registry: it is read only when a
-    new source is registered)."""
+SKETCH_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sketches (id TEXT PRIMARY KEY, shingles INTEGER NOT NULL, hashes TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sketch_hashes (hash INTEGER NOT NULL, id TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS sketch_hashes_by_hash ON sketch_hashes(hash);
+"""
+_SIGNED = 1 << 63  # SQLite integers are signed 64-bit: a hash at or above 2**63 is stored shifted
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
 
-    def index(self) -> CopyIndex:
-        """Every sketch recorded so far, indexed."""
-        index = CopyIndex()
-        for data in read_jsonl(self.path):  # a line cut short by a killed process is skipped
-            try:
-                index.add(str(data["id"]), Sketch.from_dict(data))
-            except (KeyError, TypeError, ValueError):
-                continue  # not a sketch line
-        return index
+def _stored(h: int) -> int:
+    return h - (1 << 64) if h >= _SIGNED else h
 
-    def append(self, source_id: str, item: Sketch) -> None:
-        """Record a new source's sketch."""
-        append_jsonl(self.path, {"id": source_id, **item.to_dict()})
+
+class SketchTable:
+    """Each archived source's sketch in the registry's database (registry_db.py), with the same
+    inverted index as CopyIndex as a table: adding a sketch adds its rows, and finding the copies of
+    a new text reads only the rows of its own hashes, however many sources there are."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def add(self, source_id: str, item: Sketch) -> None:
+        """Record a source's sketch (texts too short to judge, and a second sketch of an ID, are not)."""
+        if item.shingles < MIN_SHINGLES:
+            return
+        exists = self.db.execute("SELECT 1 FROM sketches WHERE id = ?", (source_id,)).fetchone()
+        if exists is not None:
+            return
+        self.db.execute(
+            "INSERT INTO sketches (id, shingles, hashes) VALUES (?, ?, ?)",
+            (source_id, item.shingles, json.dumps(item.hashes)),
+        )
+        self.db.executemany(
+            "INSERT INTO sketch_hashes (hash, id) VALUES (?, ?)",
+            [(_stored(h), source_id) for h in item.hashes],
+        )
+
+    def similar(self, item: Sketch, threshold: float) -> list[tuple[str, float]]:
+        """Recorded sources whose similarity to `item` is at least `threshold`, most similar first."""
+        if item.shingles < MIN_SHINGLES or not item.hashes:
+            return []
+        marks = ",".join("?" * len(item.hashes))
+        floor = threshold * len(item.hashes) / 2  # as in CopyIndex.similar
+        rows = self.db.execute(
+            f"SELECT s.id, s.shingles, s.hashes FROM sketches s JOIN (SELECT id FROM sketch_hashes "
+            f"WHERE hash IN ({marks}) GROUP BY id HAVING COUNT(*) >= ?) c ON c.id = s.id",
+            [*(_stored(h) for h in item.hashes), floor],
+        ).fetchall()
+        found = [
+            (sid, similarity(item, Sketch(tuple(json.loads(hashes)), shingles)))
+            for sid, shingles, hashes in rows
+        ]
+        return sorted(((sid, s) for sid, s in found if s >= threshold), key=lambda x: (-x[1], x[0]))

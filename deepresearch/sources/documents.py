@@ -47,6 +47,7 @@ class Read:
     authors: tuple[str, ...] = ()
     published: str = ""
     problem: str = ""
+    language: str = ""  # as the file declares it (an EPUB's dc:language)
 
 
 def _slug(name: str) -> str:
@@ -134,7 +135,10 @@ def read_document(name: str, data: bytes, url: str, max_bytes: int) -> Read:
         return Read(document.title, document.text, "page", (), document.published, document.problem)
     if suffix == ".epub":
         book = read_epub(data, max_bytes)
-        return Read(book.title, with_chapters(book.chapters), "chapter", tuple(book.authors), book.published)
+        return Read(
+            book.title, with_chapters(book.chapters), "chapter", tuple(book.authors), book.published,
+            language=book.language,
+        )  # fmt: skip
     if suffix == ".docx":
         return _docx(data)
     if suffix in (".html", ".htm"):
@@ -161,6 +165,7 @@ def _special(name: str, data: bytes, url: str, tools: Tools) -> SpecialSource:
     record = SourceRecord(
         url=url, final_url=url, title=title, published=read.published, authors=list(read.authors),
         kind="ebook" if suffix == ".epub" else "document", positions=read.positions, warning=read.problem,
+        language=read.language,
         provided=tools.provided,
         source_type="provided" if tools.provided else classify_source_type(url, title, read.text[:2000]),
     )  # fmt: skip

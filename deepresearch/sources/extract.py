@@ -6,10 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import lxml.html
-import trafilatura
-from lxml.etree import ParserError
-
 from deepresearch.sources.record import CAPTCHA, LOGIN_WALL
 
 # A wall is a page with little text besides the wall itself; a long article with a login box in
@@ -40,6 +36,9 @@ class Extracted:
 
 def _fallback_text(html: str) -> str:
     """All visible text when trafilatura finds no main content (short or unusual pages)."""
+    import lxml.html  # imported where used: commands that never read a page start without it
+    from lxml.etree import ParserError
+
     try:
         tree = lxml.html.fromstring(html)
     except (ParserError, ValueError):
@@ -52,6 +51,8 @@ def _fallback_text(html: str) -> str:
 
 def extract_html(html: str, url: str, title_hint: str = "") -> Extracted:
     """Main text as markdown (links and emphasis kept), the title, and the declared published date."""
+    import trafilatura  # ~0.3 s of imports: only commands that read a page pay them
+
     meta = trafilatura.extract_metadata(html, default_url=url, extensive=False, date_config=_DATE_CONFIG)
     text = trafilatura.extract(
         html,
@@ -77,6 +78,9 @@ def detect_wall(html: str, text: str) -> tuple[str, str] | None:
     marker = next((m for m in _CAPTCHA_MARKERS if m in lowered), None)
     if marker:
         return CAPTCHA, f"the page is a captcha/bot check (found {marker!r})"
+    import lxml.html
+    from lxml.etree import ParserError
+
     try:
         tree = lxml.html.fromstring(html) if html.strip() else None
     except (ParserError, ValueError):

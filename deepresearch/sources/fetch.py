@@ -1,6 +1,8 @@
 """Plain HTTP fetching with urllib: the fallback when no browser can be launched, and the way
 non-HTML documents (PDFs, text) are downloaded. Redirects are followed by hand so loops and the
-final URL are known; bodies are read in chunks against a size cap and an overall deadline.
+final URL are known, and every hop's host is checked against the archive's host policy (no
+loopback, link-local, private or other non-public address: sources/netguard.py); bodies are read
+in chunks against a size cap and an overall deadline.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ import ssl
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from email.message import Message
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from deepresearch.sources.record import (
@@ -26,6 +30,9 @@ from deepresearch.sources.record import (
     TIMEOUT,
     TOO_LARGE,
 )
+
+if TYPE_CHECKING:
+    from deepresearch.sources.netguard import HostPolicy
 
 USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) deepresearch/0.1"
 MAX_REDIRECTS = 20
@@ -62,6 +69,7 @@ class Fetched:
     title: str = ""
     screenshot: bytes | None = None
     page_pdf: bytes | None = None
+    settled: float = 0.0  # seconds a rendered page was waited for after "load" (settle.py)
 
 
 def status_failure(status: int, url: str, content_type: str = "") -> FetchFailure:
@@ -101,7 +109,67 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None  # every 3xx comes back as an HTTPError: we follow it ourselves
 
 
-_OPENER = urllib.request.build_opener(_NoRedirect())
+_OPENER = urllib.request.build_opener(_NoRedirect())  # through a proxy from the environment
+
+
+class _PinnedHTTP(http.client.HTTPConnection):
+    """Connects to the addresses the host policy checked, not to what the name resolves to now."""
+
+    addresses: Sequence[str] = ()
+
+    def connect(self) -> None:
+        self.sock = _connect_any(self.addresses, self.port, self.timeout)
+
+
+class _PinnedHTTPS(http.client.HTTPSConnection):
+    addresses: Sequence[str] = ()
+    tls: ssl.SSLContext = ssl.create_default_context()
+
+    def connect(self) -> None:
+        sock = _connect_any(self.addresses, self.port, self.timeout)
+        self.sock = self.tls.wrap_socket(sock, server_hostname=self.host)  # the name, for TLS
+
+
+def _connect_any(addresses: Sequence[str], port: int, timeout: float | None) -> socket.socket:
+    failure: OSError = socket.gaierror(socket.EAI_NONAME, "Name or service not known")  # no address
+    for address in addresses:
+        try:
+            return socket.create_connection((address, port), timeout)
+        except OSError as exc:
+            failure = exc
+    raise failure
+
+
+class _PinnedHandlers(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
+    def __init__(self, addresses: Sequence[str]) -> None:
+        urllib.request.HTTPHandler.__init__(self)
+        urllib.request.HTTPSHandler.__init__(self)
+        self.addresses = addresses
+
+    def _make(
+        self, kind: type[_PinnedHTTP] | type[_PinnedHTTPS]
+    ) -> Callable[..., http.client.HTTPConnection]:
+        def connection(host: str, **kwargs: Any) -> http.client.HTTPConnection:
+            made = kind(host, **kwargs)
+            made.addresses = self.addresses
+            return made
+
+        return connection
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(self._make(_PinnedHTTP), req)
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(self._make(_PinnedHTTPS), req)
+
+
+def _opener(url: str, addresses: Sequence[str]) -> urllib.request.OpenerDirector:
+    """An opener that connects to `addresses` — unless a proxy from the environment carries `url`
+    (the proxy then resolves the name: the check could only be of the name's answer here)."""
+    host = urlsplit(url).hostname or ""
+    if urlsplit(url).scheme in urllib.request.getproxies() and not urllib.request.proxy_bypass(host):
+        return _OPENER
+    return urllib.request.build_opener(_NoRedirect(), _PinnedHandlers(addresses))
 
 
 def _network_failure(exc: BaseException, url: str) -> FetchFailure:
@@ -130,8 +198,9 @@ def _read_capped(response: http.client.HTTPResponse, url: str, deadline: float, 
         chunks.append(chunk)
 
 
-def http_fetch(url: str, timeout: float, max_bytes: int, cookie: str = "") -> Fetched:
-    """GET `url` following redirects by hand; raises FetchFailure for every known failure."""
+def http_fetch(url: str, timeout: float, max_bytes: int, guard: HostPolicy, cookie: str = "") -> Fetched:
+    """GET `url` following redirects by hand, each hop's host checked by `guard`; raises
+    FetchFailure for every known failure (`blocked` for a host that is not on the public web)."""
     deadline = time.monotonic() + timeout
     seen: set[str] = set()
     current = url
@@ -141,13 +210,14 @@ def http_fetch(url: str, timeout: float, max_bytes: int, cookie: str = "") -> Fe
         if current in seen or len(seen) > MAX_REDIRECTS:
             raise FetchFailure(REDIRECT_LOOP, f"redirect loop at {current}", final_url=current)
         seen.add(current)
+        addresses = guard.admitted(current)
         headers = {"User-Agent": USER_AGENT, "Accept": "text/html,application/pdf,*/*;q=0.8"}
         if cookie:
             headers["Cookie"] = cookie
         request = urllib.request.Request(current, headers=headers)
         remaining = max(deadline - time.monotonic(), 0.1)
         try:
-            with _OPENER.open(request, timeout=remaining) as response:
+            with _opener(current, addresses).open(request, timeout=remaining) as response:
                 content_type, charset = split_content_type(response.headers.get("Content-Type"))
                 length = response.headers.get("Content-Length")
                 if length and length.isdigit() and int(length) > max_bytes:

@@ -151,12 +151,8 @@ class LocalIndex:
             connection.close()
 
     def _registry_stamp(self) -> str:
-        """Size and modification time of the registry: append-only, so unchanged means nothing new."""
-        try:
-            info = self.workspace.source_registry.stat()
-        except FileNotFoundError:
-            return "absent"
-        return f"{info.st_size}:{info.st_mtime_ns}"
+        """The registry's version: it grows with every record, so unchanged means nothing new."""
+        return f"v{SourceRegistry(self.workspace).version()}"
 
     def sync(self) -> int:
         """Index every archived source not indexed yet (or changed); the number indexed."""

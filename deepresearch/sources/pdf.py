@@ -6,9 +6,6 @@ import io
 import logging
 from dataclasses import dataclass
 
-from pypdf import PdfReader
-from pypdf.errors import PyPdfError
-
 from deepresearch.sources.positions import page_marker
 
 PDF_MAGIC = b"%PDF-"
@@ -32,6 +29,9 @@ def is_pdf(content_type: str, body: bytes) -> bool:
 
 def pdf_text(data: bytes) -> PdfText:
     """Extract a PDF's text and metadata; a damaged or encrypted PDF yields its problem, not an error."""
+    from pypdf import PdfReader  # ~0.2 s of imports: only commands that read a PDF pay them
+    from pypdf.errors import PyPdfError
+
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # pypdf warns on every quirk of real PDFs
     try:
         reader = PdfReader(io.BytesIO(data))

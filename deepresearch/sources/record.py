@@ -29,10 +29,11 @@ BAD_URL = "bad_url"
 BROWSER_UNAVAILABLE = "browser_unavailable"
 INTERNAL = "internal"  # a bug in the archiver; the message says what
 UNSUPPORTED = "unsupported"  # a local file of a kind that is not archived (or not allowed)
+BLOCKED = "blocked"  # a host that is not on the public web (sources/netguard.py), said why
 
 FAILURE_KINDS = (
     HTTP_4XX, HTTP_5XX, DNS, CONNECTION, TIMEOUT, REDIRECT_LOOP, NON_TEXT, TOO_LARGE,
-    LOGIN_WALL, CAPTCHA, EMPTY, BAD_URL, BROWSER_UNAVAILABLE, INTERNAL, UNSUPPORTED,
+    LOGIN_WALL, CAPTCHA, EMPTY, BAD_URL, BROWSER_UNAVAILABLE, INTERNAL, UNSUPPORTED, BLOCKED,
 )  # fmt: skip
 
 # What a source is: a web page, a PDF on the web, a paper (arXiv, DOI, a publisher's landing page),
@@ -77,10 +78,11 @@ class SourceRecord:
     abstract_only: bool = False  # a paper with no open-access PDF: only its abstract is archived
     provided: bool = False  # one of the person's own documents (`documents:`)
     positions: str = ""  # what the archived text marks for quotes: page | time | chapter
-    language: str = ""  # of a transcript
+    language: str = ""  # of the archived text (a transcript: of its captions), a code such as de
     captions: str = ""  # a transcript's captions: manual | automatic
     pdf_url: str = ""  # where a paper's PDF was downloaded from
     copy_of: str = ""  # the earlier-published source whose main text this one repeats (copies.py)
+    renews: str = ""  # the earlier archive of the same URL this one replaced (a stale source, again)
     flags: list[str] = field(default_factory=list)  # suspicious: instructions aimed at AI agents
     task: str = ""  # the executor task that archived it (core.attribution), "" when archived by hand
     batch: int | None = None  # and the Top-K batch it was archived in

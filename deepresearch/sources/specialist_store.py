@@ -16,8 +16,11 @@ from dataclasses import dataclass, field
 from deepresearch.core.clock import iso_seconds, utc_now
 from deepresearch.core.config import Config
 from deepresearch.core.files import atomic_write
+from deepresearch.core.langdetect import detect_language
+from deepresearch.core.languages import language_code
 from deepresearch.sources.content import sha256_hex
 from deepresearch.sources.fetch import Fetched, http_fetch
+from deepresearch.sources.netguard import HostPolicy
 from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.scholarly import base_url
 from deepresearch.sources.store import StoreContext, flag_injection
@@ -38,11 +41,13 @@ class Tools:
     config: Config
     environ: Mapping[str, str]
     page: Callable[[str], Fetched]  # a web page (through the browser when one runs), from a worker thread
+    guard: HostPolicy  # the hosts archiving may reach
     provided: bool = False  # archiving the person's own documents
 
     def http(self, url: str) -> Fetched:
-        """GET `url` over plain HTTP with the archive timeout and size cap (raises FetchFailure)."""
-        return http_fetch(url, self.config.archive_timeout, self.config.archive_max_bytes)
+        """GET `url` over plain HTTP with the archive timeout, size cap and host policy (raises
+        FetchFailure)."""
+        return http_fetch(url, self.config.archive_timeout, self.config.archive_max_bytes, self.guard)
 
     def base(self, service: str) -> str:
         """The base URL of a service (arxiv, crossref, unpaywall, doi, youtube)."""
@@ -127,6 +132,16 @@ def store_special(ctx: StoreContext, source_id: str, url: str, special: SpecialS
         record.authority = authority(record.source_type, record.final_url)
     record.recency = recency(record.published, ctx.research_date, ctx.time_scope)
     record.weight = evidence_weight(record.authority, record.recency)
+    record.language = text_language(record.language, special.text)
     # A transcript, paper or document may address AI agents as well as a web page can.
     flag_injection(record, special.text)
     return record
+
+
+def text_language(declared: str, text: str) -> str:
+    """A source's language: the one it declares (a transcript's captions, an EPUB's metadata) when
+    deepresearch knows it, else the one detected in its text."""
+    try:
+        return language_code(declared) if declared.strip() else detect_language(text)
+    except ValueError:
+        return detect_language(text)

@@ -10,6 +10,7 @@ from datetime import date
 
 from deepresearch.core.clock import iso_seconds, utc_now
 from deepresearch.core.files import atomic_write
+from deepresearch.core.langdetect import detect_language
 from deepresearch.core.urls import host_slug
 from deepresearch.core.workspace import Workspace
 from deepresearch.sources import injection
@@ -76,6 +77,7 @@ def store_source(
         atomic_write(images / f"{stem}.pdf", fetched.page_pdf, durable=False)
         record.pdf_path = record.pdf_path or ws.relative(images / f"{stem}.pdf")
     _weigh(record, content.text, ctx)
+    record.language = detect_language(content.text)
     flag_injection(record, content.text, content.html)
     return record
 

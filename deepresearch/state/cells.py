@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from deepresearch.core.languages import language_code
+
 EMPTY = "-"
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _UNESCAPE = re.compile(r"\\([\\|<:-])|<br\s*/?>", re.IGNORECASE)
@@ -68,6 +70,20 @@ def text_codec(required: bool = False) -> Codec:
         if required and not value:
             raise CellError("is empty; it needs a value")
         return value
+
+    return Codec(parse, str)
+
+
+def language_codec() -> Codec:
+    """A language code (`de`); a name (`German`) is read as its code; empty is unknown."""
+
+    def parse(value: str) -> str:
+        if not value:
+            return ""
+        try:
+            return language_code(value)
+        except ValueError as exc:
+            raise CellError(str(exc)) from None
 
     return Codec(parse, str)
 

@@ -8,7 +8,8 @@ from typing import Any
 import yaml
 
 from deepresearch.core.errors import StateError
-from deepresearch.state.model import FrontMatter, Mode, RunStatus
+from deepresearch.core.languages import language_code
+from deepresearch.state.model import FrontMatter, Mode, PlannedLanguage, RunStatus
 
 FRONT_KEYS = (
     "id",
@@ -20,6 +21,7 @@ FRONT_KEYS = (
     "updated",
     "termination_reason",
     "complexity",
+    "languages",
     "agents",
     "settings",
 )
@@ -114,6 +116,8 @@ def _convert(loader: _Loader, key: str, node: yaml.Node) -> Any:
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise ValueError(f"must be a whole number ≥ 0, got '{_show(node)}'")
         return value
+    if key == "languages":
+        return _languages(node)
     if key == "agents":
         if _is_null(node):
             return {}
@@ -126,6 +130,25 @@ def _convert(loader: _Loader, key: str, node: yaml.Node) -> Any:
     if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
         raise ValueError("must be a mapping of setting: value")
     return value
+
+
+def _languages(node: yaml.Node) -> list[PlannedLanguage]:
+    """`languages:` as a mapping of code: reason (or a list of codes), in the order written."""
+    if _is_null(node):
+        return []
+    if isinstance(node, yaml.MappingNode):
+        pairs = [(_text(k), _text(v)) for k, v in node.value]
+    elif isinstance(node, yaml.SequenceNode):
+        pairs = [(_text(item), "") for item in node.value]
+    else:
+        raise ValueError("must be a mapping of language code: why it is searched (e.g. de: German suppliers)")
+    out: list[PlannedLanguage] = []
+    for name, reason in pairs:
+        code = language_code(name)  # ValueError names the known codes
+        if any(p.code == code for p in out):
+            raise ValueError(f"lists {code} twice")
+        out.append(PlannedLanguage(code, reason.strip()))
+    return out
 
 
 def _text(node: yaml.Node) -> str:
@@ -156,6 +179,7 @@ def render_front_matter(front: FrontMatter) -> str:
     data: dict[str, Any] = {key: getattr(front, key) for key in FRONT_KEYS}
     data["status"] = front.status.value
     data["mode"] = front.mode.value
+    data["languages"] = {p.code: p.reason for p in front.languages}
     data["agents"] = dict(front.agents)
     data["settings"] = dict(front.settings)
     return yaml.dump(

@@ -3,7 +3,8 @@
 Input sources carry either a global ID already allocated elsewhere (`S<n>`, e.g. by the archive
 registry) or a local label (anything else: `A`, `src1`); input facts cite those IDs or labels, or
 sources already in task.md by ID. Sources are deduplicated by normalised URL and by SHA-256 against
-what exists (the existing entry wins and only gains the fields it lacked). New IDs continue from the
+what exists (the existing entry wins and only gains the fields it lacked), except a newer archive of
+a known page, which keeps its own ID. New IDs continue from the
 highest in use; nothing that exists is ever renumbered.
 """
 
@@ -66,9 +67,7 @@ class _Merger:
         if not new.url:
             self.outcome.rejected.append(f"source {label or '(no label)'} has no URL; not merged")
             return
-        match = self.by_url.get(normalize_url(new.url)) or (
-            self.by_sha.get(new.sha256) if new.sha256 else None
-        )
+        match = self._match(new, label)
         if label in self.refused:
             return
         if label in self.outcome.label_map:
@@ -91,6 +90,19 @@ class _Merger:
         else:
             self.max_source += 1
             self._append(dataclasses.replace(new, id=format_source_id(self.max_source)), label)
+
+    def _match(self, new: Source, label: str) -> Source | None:
+        """The source task.md already holds for `new`: the one its global ID names when the URLs
+        agree, else the one with its URL (the newest archive of it) or its hash. A newer archive
+        of a known page (a stale source archived again, `copy_of` the archive it renews) has none:
+        it gets a row of its own, and the facts quoted from the old archive keep citing that one."""
+        known = self.by_id.get(label) if GLOBAL_SOURCE_ID.fullmatch(label) else None
+        if known is not None and normalize_url(known.url) == normalize_url(new.url):
+            return known
+        by_url = self.by_url.get(normalize_url(new.url))
+        if known is None and by_url is not None and new.copy_of == by_url.id and new.sha256 != by_url.sha256:
+            return None
+        return by_url or (self.by_sha.get(new.sha256) if new.sha256 else None)
 
     def _refuse(self, label: str, why: str) -> None:
         self.outcome.rejected.append(f"source {label}: {why}; facts citing it were not merged")

@@ -81,6 +81,14 @@ class GapStatus(StrEnum):
 
 
 @dataclass
+class PlannedLanguage:
+    """A language the research searches in (a code such as `de`), and why it matters."""
+
+    code: str
+    reason: str = ""
+
+
+@dataclass
 class FrontMatter:
     id: str
     question: str
@@ -93,6 +101,21 @@ class FrontMatter:
     settings: dict[str, Any] = field(default_factory=dict)  # run settings (thresholds, limits, budget)
     termination_reason: str = ""
     complexity: str = ""  # planner's judgement: simple | comparison | analytical
+    languages: list[PlannedLanguage] = field(default_factory=list)  # planned, with reasons; [] = none yet
+
+
+@dataclass
+class Question:
+    """A question asked in the workspace: the first, then each follow-up (state/questions.py)."""
+
+    id: str  # Q1, Q2, ...
+    question: str  # its first line
+    asked: str = ""  # ISO 8601, UTC
+    round: int = 1  # its first research round (rounds continue across questions)
+    # The highest dimension, source, fact and conflict IDs task.md held when it was asked: what is
+    # numbered above them came with this question (IDs are global and never renumbered).
+    known: list[str] = field(default_factory=list)
+    report: str = ""  # report.md for the current question; reports/NN-slug.md once it is kept
 
 
 @dataclass
@@ -153,6 +176,7 @@ class Source:
     sha256: str = ""
     copy_of: str = ""  # the source whose main text this one repeats (counted once as support)
     flags: list[str] = field(default_factory=list)  # e.g. suspicious (instructions aimed at AI agents)
+    language: str = ""  # of its archived text, detected by code (core/langdetect.py); "" = unknown
 
 
 @dataclass
@@ -191,6 +215,7 @@ class TaskDoc:
 
     front: FrontMatter
     request: str = ""
+    questions: list[Question] = field(default_factory=list)
     dimensions: list[Dimension] = field(default_factory=list)
     outline: list[OutlineSection] = field(default_factory=list)
     tasks: list[Task] = field(default_factory=list)
@@ -256,6 +281,6 @@ def id_number(identifier: str) -> int:
 
 
 def next_id(existing: list[str], prefix: str) -> str:
-    """The next ID for a family (E, C, G, CONF-, D): one past the highest number in use."""
+    """The next ID for a family (E, C, G, CONF-, D, Q): one past the highest number in use."""
     used = [id_number(i) for i in existing if i.startswith(prefix)]
     return f"{prefix}{max(used, default=0) + 1}"

@@ -26,6 +26,7 @@ from deepresearch.state.header import parse_front_matter
 from deepresearch.state.model import TaskDoc
 from deepresearch.state.schema import (
     ALLOWED_HEADINGS,
+    OPTIONAL_SECTIONS,
     SECTION_ORDER,
     TABLE_BY_KEY,
     LineMap,
@@ -99,6 +100,9 @@ def parse_with_lines(text: str, path: str = "task.md") -> Parsed:
     values: dict[str, Any] = {}
     for key, heading in SECTION_ORDER:
         section = sections.get(key)
+        if section is None and key in OPTIONAL_SECTIONS:
+            values[key] = [] if key in TABLE_BY_KEY else ""  # written before the section existed
+            continue
         if section is None:
             raise StateError(
                 f"missing section '## {heading}'; task.md needs all of: {ALLOWED_HEADINGS}",

@@ -20,6 +20,7 @@ from deepresearch.state.cells import (
     id_codec,
     id_list_codec,
     int_codec,
+    language_codec,
     sha256_codec,
     text_codec,
 )
@@ -30,6 +31,7 @@ FACT_ID = re.compile(r"Fact-[0-9]+")
 SOURCE_ID = re.compile(r"S[0-9]+")
 CONFLICT_ID = re.compile(r"CONF-[0-9]+")
 GAP_ID = re.compile(r"G[0-9]+")
+QUESTION_ID = re.compile(r"Q[0-9]+")
 
 COVERAGE = ("none", "partial", "good")
 
@@ -78,6 +80,20 @@ def _col(header: str, name: str, codec: Codec, optional: bool = False) -> Column
 
 
 TABLES: tuple[TableSpec, ...] = (
+    TableSpec(
+        "questions",
+        "Questions",
+        model.Question,
+        (
+            _col("ID", "id", id_codec(QUESTION_ID, "a question ID (Q<n>)")),
+            _col("Question", "question", text_codec(required=True)),
+            _col("Asked", "asked", text_codec()),
+            _col("Round", "round", int_codec(default=1)),
+            _col("Known", "known", id_list_codec()),
+            _col("Report", "report", text_codec()),
+        ),
+        "id",
+    ),
     TableSpec(
         "dimensions",
         "Dimensions",
@@ -152,6 +168,7 @@ TABLES: tuple[TableSpec, ...] = (
                 "Copy of", "copy_of", id_codec(SOURCE_ID, "a source ID (S<nn>)", optional=True), optional=True
             ),
             _col("Flags", "flags", id_list_codec(), optional=True),
+            _col("Language", "language", language_codec(), optional=True),
         ),
         "id",
     ),
@@ -208,6 +225,9 @@ SECTION_ORDER: tuple[tuple[str, str], ...] = (
     ("scratchpad", "Scratchpad"),
 )
 HEADING_TO_KEY = {heading.casefold(): key for key, heading in SECTION_ORDER}
+# Sections added after the first release: a task.md written before them still parses (the section
+# is then empty); they are always written.
+OPTIONAL_SECTIONS = frozenset({"questions"})
 ALLOWED_HEADINGS = ", ".join(f"## {heading}" for _, heading in SECTION_ORDER)
 
 # An ATX level-2 heading line (a few forgiving extras: no space after ##, closing #s).

@@ -16,9 +16,11 @@ from deepresearch.core.events import (
     Event,
     FactsMerged,
     Notice,
+    OutputLenient,
     OutputRepair,
     PhaseFinished,
     PhaseStarted,
+    QuestionStarted,
     RoundFinished,
     RunFinished,
     RunStarted,
@@ -26,12 +28,14 @@ from deepresearch.core.events import (
     TaskDecided,
 )  # fmt: skip
 from deepresearch.core.roles import ROLE_NAMES
-from deepresearch.ui.text import ceilings_line, rules_line
+from deepresearch.ui.text import ceilings_line, economy_line, rules_line
 
 
 def format_event(event: Event) -> str | None:
     """The line shown for an event, or None for events not worth a line."""
     match event:
+        case QuestionStarted():
+            return f"follow-up {event.question_id}: {event.question} (the earlier report is kept in reports/)"
         case RunStarted():
             verb = "resuming" if event.resumed else "starting"
             return f"{verb} research in {event.workdir}: {event.question}"
@@ -48,6 +52,8 @@ def format_event(event: Event) -> str | None:
             return f"  ↻ {event.label} retry in {event.delay:.0f}s: {event.reason}"
         case OutputRepair():
             return f"  ✎ {event.label} output rejected, asking for a repair: " + "; ".join(event.problems[:3])
+        case OutputLenient():
+            return f"  ≈ {event.label} output read, though not written as asked: " + ", ".join(event.forms)
         case FactsMerged():
             return (
                 f"  + {event.task_id}: {event.new_facts} facts, {event.new_sources} sources "
@@ -84,10 +90,18 @@ def summary_text(event: RunFinished) -> str:
         f"research {event.status}" + (f": {event.reason}" if event.reason else ""),
         f"  report: {event.report or '-'}" + _verification(event.violations),
         f"  rounds: {event.rounds}; scores: {scores}",
-        f"  agent calls: {event.agent_calls}{by_role(event.calls_by_role)}; tokens: {event.input_tokens} in / "
-        f"{event.output_tokens} out; cost: ${event.cost_usd:.4f}",
+        f"  agent calls: {event.agent_calls}{by_role(event.calls_by_role)}{_session(event)}; tokens: "
+        f"{event.input_tokens} in / {event.output_tokens} out; cost: ${event.cost_usd:.4f}",
     ]
+    if event.economy:
+        lines.append(f"  {economy_line(event.economy)}")
     return "\n".join(lines)
+
+
+def _session(event: RunFinished) -> str:
+    """ "; this session 4" when earlier sessions made some of the run's calls."""
+    made = event.session_calls
+    return f"; this session {made}" if made is not None and made != event.agent_calls else ""
 
 
 def by_role(calls: dict[str, int]) -> str:

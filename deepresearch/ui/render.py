@@ -9,9 +9,10 @@ from rich.text import Text
 from deepresearch.pipeline.progress import RunProgress
 from deepresearch.pipeline.status import RunView
 from deepresearch.state.model import RunStatus
+from deepresearch.state.questions import current_question, question_rounds
 from deepresearch.ui.plain import by_role
 from deepresearch.ui.tables import duration, progress_dag_table
-from deepresearch.ui.text import ceilings_line, rules_line
+from deepresearch.ui.text import ceilings_line, economy_line, rules_line
 
 _FINAL = (RunStatus.COMPLETED, RunStatus.FAILED)
 
@@ -19,7 +20,8 @@ _FINAL = (RunStatus.COMPLETED, RunStatus.FAILED)
 def scores(view: RunView) -> list[tuple[int, float]]:
     """(round, score) so far: task.md's Quality table, else the events."""
     if view.doc is not None and view.doc.quality:
-        return [(q.round, q.score) for q in view.doc.quality]
+        first = current_question(view.doc).round  # a follow-up's own rounds
+        return [(q.round, q.score) for q in view.doc.quality if q.round >= first]
     return list(view.progress.scores)
 
 
@@ -134,18 +136,57 @@ def summary_lines(view: RunView) -> list[str]:
         verified = (
             " (verified: every check passed)" if violations == 0 else f" ({violations} verification problems)"
         )
-    rounds = doc.front.round if doc is not None else finished.get("rounds", 0)
+    rounds = max(question_rounds(doc, doc.front.round), 0) if doc is not None else finished.get("rounds", 0)
     p = view.progress
     lines = [
         f"research {status}" + (f": {reason}" if reason else ""),
-        f"  report: {report or '-'}{verified}",
+        f"  report: {report or _no_report(view, reason)}{verified}",
         f"  rounds: {rounds}; scores: {score_history(view)}",
         f"  agent calls: {calls_used(p)}{by_role(p.calls_by_role)}; tokens: {p.input_tokens} in / "
         f"{p.output_tokens} out; cost: ${p.cost_usd:.4f}",
     ]
     if p.ceilings:
         lines.append(f"  ceilings: {ceilings_line(p.ceilings)}")
+    economy = finished.get("economy") or (view.economy.to_dict() if view.economy is not None else {})
+    if economy:
+        lines.append(f"  {economy_line(economy)}")
     return lines
+
+
+def _no_report(view: RunView, reason: str) -> str:
+    """What to run to get a report, for a run that stopped before writing one."""
+    if outcome(view) == "planning":
+        return "- (the plan waits for approval)"
+    first = "raise the ceiling that stopped it, then " if "budget spent" in reason else ""
+    return f"none yet: {first}run `deepresearch -o {view.workspace.root}` to continue and write it"
+
+
+_MEASURES = (
+    ("facts verified", "facts_verified", "facts_total"),
+    ("claims supported", "claims_supported", "claims_checked"),
+    ("numbers grounded", "numbers_grounded", "numbers_total"),
+)
+
+
+def questions_text(view: RunView) -> Text:
+    """The questions asked in the workspace (each with its date and report) and the latest
+    report's measures, for `deepresearch status`."""
+    doc = view.doc
+    text = Text()
+    if doc is None or not doc.questions:
+        return text
+    text.append("Questions asked here", style="bold")
+    for q in doc.questions:
+        report = q.report or "-"
+        if q is doc.questions[-1] and not view.report_path:
+            report += " (not written yet)"
+        text.append(f"\n  {q.id} {q.asked[:10] or '-'} {q.question} → {report}")
+    m = view.measures
+    if m:
+        parts = [f"{name} {m.get(part, 0)} of {m.get(whole, 0)}" for name, part, whole in _MEASURES]
+        parts.append(f"independent sources {m.get('independent_sources', 0)} of {m.get('sources', 0)}")
+        text.append(f"\nlatest report ({doc.questions[-1].report}): " + " · ".join(parts))
+    return text
 
 
 def one_line(text: str, width: int = 160) -> str:
@@ -160,9 +201,12 @@ def is_final(view: RunView) -> bool:
     return view.owner_pid is None and (status in _FINAL or view.progress.finished is not None)
 
 
-def render_view(view: RunView, with_summary: bool | None = None, batches: bool = False) -> RenderableType:
+def render_view(
+    view: RunView, with_summary: bool | None = None, batches: bool = False, questions: bool = False
+) -> RenderableType:
     """The whole view; the summary is included once the run is over (or when asked); `batches`
-    adds every executor batch with the novelty code measured (for `deepresearch status`)."""
+    adds every executor batch with the novelty code measured, `questions` the questions asked in
+    the workspace and the latest report's measures (both for `deepresearch status`)."""
     parts: list[RenderableType] = [header(view)]
     if view.doc_note:
         parts.append(Text(view.doc_note, style="yellow"))
@@ -173,6 +217,8 @@ def render_view(view: RunView, with_summary: bool | None = None, batches: bool =
     parts.append(counters(view))
     if batches and view.progress.batches:
         parts.append(batches_text(view.progress))
+    if questions and view.doc is not None and view.doc.questions:
+        parts.append(questions_text(view))
     for warning in view.progress.warnings:
         parts.append(Text(f"warning: {one_line(warning)}", style="yellow", no_wrap=True, overflow="ellipsis"))
     if with_summary if with_summary is not None else is_final(view):

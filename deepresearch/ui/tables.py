@@ -5,8 +5,10 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
+from deepresearch.core.languages import language_name
 from deepresearch.pipeline.progress import RunProgress, TaskTiming
 from deepresearch.state.model import TaskDoc
+from deepresearch.state.questions import current_question
 
 STATUS_STYLE = {
     "pending": "dim",
@@ -40,6 +42,17 @@ def dimensions_table(doc: TaskDoc) -> Table:
     return table
 
 
+def languages_table(doc: TaskDoc) -> Table:
+    """The languages the research searches in, and why each."""
+    table = Table(title="Languages to search", title_justify="left", expand=False)
+    table.add_column("Code", no_wrap=True)
+    table.add_column("Language", no_wrap=True)
+    table.add_column("Why")
+    for planned in doc.front.languages:
+        table.add_row(planned.code, language_name(planned.code), planned.reason)
+    return table
+
+
 def outline_table(doc: TaskDoc) -> Table:
     """The report outline: section, dimensions, questions."""
     table = Table(title="Report outline", title_justify="left")
@@ -52,11 +65,13 @@ def outline_table(doc: TaskDoc) -> Table:
 
 
 def plan_dag_table(doc: TaskDoc) -> Table:
-    """The research DAG as planned: ID, task, dimensions, priority, depends."""
+    """The research DAG as planned for the current question (a follow-up's new tasks only): ID,
+    task, dimensions, priority, depends."""
     table = Table(title="Research DAG", title_justify="left")
     for name in ("ID", "Task", "Dimensions", "Priority", "Depends"):
         table.add_column(name, no_wrap=name != "Task")
-    for task in doc.tasks:
+    first = current_question(doc).round
+    for task in (t for t in doc.tasks if t.round >= first):
         table.add_row(
             task.id,
             task.title,

@@ -21,7 +21,9 @@ from deepresearch.agents.codex import CodexBackend
 from deepresearch.agents.copilot import CopilotBackend
 from deepresearch.agents.custom import CustomBackend
 from deepresearch.agents.gemini import GeminiBackend, endpoint_settings
+from deepresearch.agents.opencode import OpencodeBackend
 from deepresearch.agents.parsing import json_object, status_in_text
+from deepresearch.agents.qwen import QwenBackend
 from deepresearch.agents.registry import (
     detect_default,
     get_backend,
@@ -69,7 +71,8 @@ def request(
         prompt=PROMPT,
         prompt_file=workdir / "logs/prompts/E1.md",
         workdir=workdir,
-        output_file=workdir / ("logs/E1_result.md" if researcher else "logs/planner_result.md"),
+        output_file=workdir
+        / ("logs/calls/E1/E1_result.md" if researcher else "logs/calls/planner/planner_result.md"),
         tools=tools,
         model=model,
         extra_args=extra,
@@ -87,7 +90,7 @@ CLAUDE_WRITER_TOOLS = [
     "dontAsk",
     "--allowedTools",
     "Read(//runs/q1/**)",
-    "Edit(//runs/q1/logs/planner_result.md)",
+    "Edit(//runs/q1/logs/calls/planner/planner_result.md)",
     "--disallowedTools",
     "Bash WebFetch WebSearch",
 ]
@@ -98,34 +101,40 @@ CLAUDE_RESEARCHER_TOOLS = [
     "Bash(/runs/q1/.deepresearch/bin/deepresearch-search:*)",
     "Bash(/runs/q1/.deepresearch/bin/deepresearch-archive:*)",
     "Read(//runs/q1/**)",
-    "Edit(//runs/q1/logs/E1_result.md)",
+    "Edit(//runs/q1/logs/calls/E1/E1_result.md)",
     "--disallowedTools",
     "WebFetch WebSearch",
 ]
 COPILOT_WRITER = [
-    "--allow-tool=write(/runs/q1/logs/planner_result.md)",
+    "--allow-tool=write(/runs/q1/logs/calls/planner/planner_result.md)",
     "--deny-tool=shell",
     "--excluded-tools=bash,web_fetch,web_search",
     "--disallow-temp-dir",
 ]
 COPILOT_RESEARCHER = [
-    "--allow-tool=write(/runs/q1/logs/E1_result.md)",
+    "--allow-tool=write(/runs/q1/logs/calls/E1/E1_result.md)",
     "--allow-tool=shell(/runs/q1/.deepresearch/bin/deepresearch-search:*)",
     "--allow-tool=shell(/runs/q1/.deepresearch/bin/deepresearch-archive:*)",
     "--excluded-tools=web_fetch,web_search",
     "--disallow-temp-dir",
 ]
 CODEX_HEAD = ["codex", "exec", "--json", "--skip-git-repo-check", "-C", "/runs/q1"]
-CODEX_PROFILE = [
-    "-c",
-    'default_permissions="deepresearch"',
-    "-c",
-    'permissions.deepresearch.filesystem={":minimal" = "read", "/home/ana/.codex/tmp" = "read", '
-    '"/opt/venv" = "read", "/usr/lib/node_modules" = "read", ":workspace_roots" = {"." = "read", '
-    '"logs" = "write"}}',
-    "-c",
-    'web_search="disabled"',
-]
+
+
+def codex_profile(label: str) -> list[str]:
+    """codex's permission profile for a call: its own folder writable, nothing else."""
+    return [
+        "-c",
+        'default_permissions="deepresearch"',
+        "-c",
+        'permissions.deepresearch.filesystem={":minimal" = "read", "/home/ana/.codex/tmp" = "read", '
+        '"/opt/venv" = "read", "/usr/lib/node_modules" = "read", ":workspace_roots" = {"." = "read", '
+        f'"logs/calls/{label}" = "write"}}}}',
+        "-c",
+        'web_search="disabled"',
+    ]
+
+
 CODEX_SOCKETS_ONLY = [
     "-c",
     "permissions.deepresearch.network={enabled = true, dangerously_allow_all_unix_sockets = true}",
@@ -170,13 +179,13 @@ EXTRA = ("--verbose", "--x=1")
             ["gemini", "-p", PROMPT, "-o", "json", *GEMINI_RESEARCHER, "--skip-trust", "-m", "gemini-2.5-pro",
              *EXTRA],
         ),
-        (CodexBackend(), WRITER, None, (), [*CODEX_HEAD, *CODEX_PROFILE, PROMPT]),
+        (CodexBackend(), WRITER, None, (), [*CODEX_HEAD, *codex_profile("planner"), PROMPT]),
         (
             CodexBackend(),
             RESEARCHER,
             "gpt-5",
             EXTRA,
-            [*CODEX_HEAD, "-m", "gpt-5", *CODEX_PROFILE, *CODEX_SOCKETS_ONLY, *EXTRA, PROMPT],
+            [*CODEX_HEAD, "-m", "gpt-5", *codex_profile("E1"), *CODEX_SOCKETS_ONLY, *EXTRA, PROMPT],
         ),
         (
             CopilotBackend(),
@@ -211,6 +220,29 @@ def test_no_backend_grants_everything() -> None:
             argv = backend.build_argv(request(tools))
             assert not allow_all & set(argv), (backend.name, tools, allow_all & set(argv))
             assert not any("network_access" in arg for arg in argv)
+
+
+def test_a_writer_with_the_self_check_may_run_that_one_script_in_every_cli(tmp_path: Path) -> None:
+    check = WORKDIR / ".deepresearch/bin/deepresearch-check"
+    req = dataclasses.replace(request(WRITER), tool_commands=(check,), role="synthesizer")
+    claude = ClaudeBackend().build_argv(req)
+    assert f"Bash({check}:*)" in claude and claude[-1] == "WebFetch WebSearch"
+    copilot = CopilotBackend().build_argv(req)
+    assert f"--allow-tool=shell({check}:*)" in copilot and "--deny-tool=shell" not in copilot
+    assert "--excluded-tools=web_fetch,web_search" in copilot
+    assert not [arg for arg in copilot if "shell(" in arg and "deepresearch-check" not in arg]
+    assert CODEX_SOCKETS_ONLY[1] in CodexBackend().build_argv(req)
+    assert CODEX_SOCKETS_ONLY[1] not in CodexBackend().build_argv(request(WRITER))
+    local = dataclasses.replace(
+        req, workdir=tmp_path / "run", output_file=tmp_path / "run/logs/synthesizer_result.md"
+    )
+    GeminiBackend().build_env(local, {"HOME": str(tmp_path / "home")})
+    policy = tmp_path / "run/.deepresearch/gemini/policies/planner/deepresearch.toml"
+    shell = [r for r in tomllib.loads(policy.read_text())["rule"] if r["toolName"] == ["run_shell_command"]]
+    assert [(r["decision"], r.get("commandPrefix")) for r in shell] == [
+        ("allow", [str(check)]),
+        ("deny", None),
+    ]
 
 
 def test_claude_rules_escape_glob_characters_in_paths() -> None:
@@ -260,17 +292,19 @@ def test_gemini_policy_folder_holds_the_roles_rules_and_the_users(tmp_path: Path
     user_policies = tmp_path / "home/.gemini/policies"
     user_policies.mkdir(parents=True)
     (user_policies / "mine.toml").write_text(
-        '[[rule]]\ntoolName = "mcp_x"\ndecision = "deny"\npriority = 5\n'
+        '[[rule]]\ntoolName = "mcp_x"\ndecision = "deny"\npriority = 5\n\n'
+        '[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\npriority = 999\n'
     )
+    (user_policies / "broken.toml").write_text("[[rule\n")
     req = request(RESEARCHER, workdir=tmp_path / "run")
     env = GeminiBackend().build_env(req, {"HOME": str(tmp_path / "home")})
     folder = tmp_path / "run/.deepresearch/gemini/policies/E1"
     assert GeminiBackend().build_argv(req)[5:9] == ["--approval-mode", "default", "--policy", str(folder)]
     rules = tomllib.loads((folder / "deepresearch.toml").read_text())["rule"]
-    output = tmp_path / "run/logs/E1_result.md"
+    output = tmp_path / "run/logs/calls/E1/E1_result.md"
     assert rules[0]["toolName"] == ["write_file", "replace"] and rules[0]["decision"] == "allow"
     assert rules[0]["argsPattern"] == (
-        '\\0"file_path":"(?:' + re.escape(str(output)) + '|logs/E1_result\\.md)"\\0'
+        '\\0"file_path":"(?:' + re.escape(str(output)) + '|logs/calls/E1/E1_result\\.md)"\\0'
     )
     assert rules[1] == {
         "toolName": ["write_file", "replace", "web_fetch", "google_web_search"],
@@ -284,10 +318,17 @@ def test_gemini_policy_folder_holds_the_roles_rules_and_the_users(tmp_path: Path
     assert re.search(rules[0]["argsPattern"].replace("\\0", "\x00"), framed)
     other = framed.replace("E1_result", "E2_result")
     assert not re.search(rules[0]["argsPattern"].replace("\\0", "\x00"), other)
-    # --policy replaces the user's policy folder, so their rules come along as copies.
-    assert (folder / "user-mine.toml").read_text() == (user_policies / "mine.toml").read_text()
+    # --policy replaces the user's policy folder, so their rules come along, ranked below the run's.
+    copied = tomllib.loads((folder / "user-mine.toml").read_text())["rule"]
+    assert copied == [
+        {"toolName": "mcp_x", "decision": "deny", "priority": 5},
+        {"toolName": "run_shell_command", "decision": "allow", "priority": 980},
+    ]
+    assert "could not be read" in (folder / "user-broken.toml").read_text()
+    assert "rule" not in tomllib.loads((folder / "user-broken.toml").read_text())
     assert env == {"HOME": str(tmp_path / "home")}  # no settings, no moved home: the user's login stays
     (user_policies / "mine.toml").unlink()
+    (user_policies / "broken.toml").unlink()
     GeminiBackend().build_env(req, {"HOME": str(tmp_path / "home")})
     assert sorted(p.name for p in folder.iterdir()) == ["deepresearch.toml"]
 
@@ -646,7 +687,7 @@ def test_custom_template_substitutes_every_placeholder() -> None:
     assert backend.executable == "mycli"
     assert backend.build_argv(request(WRITER, "m1", ("--fast",))) == [
         "mycli", "--file", "/runs/q1/logs/prompts/E1.md", "--cwd=/runs/q1", "--model", "m1",
-        "--say", PROMPT, "--out", "/runs/q1/logs/planner_result.md", "{literal}", "--fast",
+        "--say", PROMPT, "--out", "/runs/q1/logs/calls/planner/planner_result.md", "{literal}", "--fast",
     ]  # fmt: skip
 
 
@@ -690,16 +731,19 @@ def _path_with(folder: Path, *programs: str) -> Callable[[str], str | None]:
     return lambda name: shutil.which(name, path=str(folder))
 
 
-def test_detect_default_prefers_copilot_claude_gemini_codex(tmp_path: Path) -> None:
+def test_detect_default_prefers_the_vendor_clis_then_opencode_then_qwen(tmp_path: Path) -> None:
     assert detect_default(_path_with(tmp_path / "a", "codex", "gemini")) == "gemini"
     assert detect_default(_path_with(tmp_path / "b", "codex", "claude", "copilot")) == "copilot"
-    assert detect_default(_path_with(tmp_path / "c", "codex")) == "codex"
+    assert detect_default(_path_with(tmp_path / "c", "codex", "opencode")) == "codex"
+    assert detect_default(_path_with(tmp_path / "e", "qwen", "opencode")) == "opencode"
+    assert detect_default(_path_with(tmp_path / "f", "qwen")) == "qwen"
     assert detect_default(_path_with(tmp_path / "d")) is None
 
 
 def test_install_hints_list_each_cli() -> None:
     hints = install_hints()
-    for package in ("@github/copilot", "@anthropic-ai/claude-code", "@google/gemini-cli", "@openai/codex"):
+    packages = ("@github/copilot", "@anthropic-ai/claude-code", "@google/gemini-cli", "@openai/codex")
+    for package in (*packages, "opencode-ai", "@qwen-code/qwen-code"):
         assert f"npm install -g {package}" in hints
 
 
@@ -710,6 +754,8 @@ def test_get_backend_by_name() -> None:
         ("claude", ClaudeBackend),
         ("gemini", GeminiBackend),
         ("codex", CodexBackend),
+        ("opencode", OpencodeBackend),
+        ("qwen", QwenBackend),
         ("custom", CustomBackend),
     ]:
         backend = get_backend(name, config)
@@ -718,7 +764,7 @@ def test_get_backend_by_name() -> None:
         get_backend("custom", Config())
     assert missing.value.key == "custom_command" and "custom_command:" in str(missing.value)
     with pytest.raises(ConfigError):
-        get_backend("opencode", config)
+        get_backend("aider", config)
 
 
 def test_resolve_executable(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """What the agent runner gives every call: an environment without the tools' secrets, the run's tool
-service and the call's attribution, the two tool scripts for researchers, and the OS sandbox per the
+service and the call's attribution, the tool scripts of its role, and the OS sandbox per the
 `sandbox` setting (probed once; `auto` warns once without it, `bwrap` refuses)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from deepresearch.agents.runner import AgentCall, AgentRunner, install_roots
-from deepresearch.core.agent_env import HIDDEN_FROM_AGENTS, TOOL_SECRETS
+from deepresearch.core.agent_env import NEVER_PASSED, TOOL_SECRETS
 from deepresearch.core.commands import script_text, tool_commands
 from deepresearch.core.config import Config
 from deepresearch.core.errors import ConfigError
@@ -68,14 +68,16 @@ def call(runner: AgentRunner, role: Role = Role.EXECUTOR, label: str = "E1") -> 
 
 
 def test_agents_never_get_the_tools_secrets_or_the_users_agent_sockets(tmp_path: Path) -> None:
-    secrets = {name: f"secret-{name}" for name in HIDDEN_FROM_AGENTS}
-    environ = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "ANTHROPIC_API_KEY": "model-key", **secrets}
-    runner, _ = runner_for(tmp_path, environ, sandbox="off")
+    secrets = {name: f"secret-{name}" for name in NEVER_PASSED}
+    environ = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "MY_MODEL_KEY": "model-key", **secrets}
+    # Even named in agent_env, the tools' keys and the agent sockets never pass.
+    passed = ["MY_MODEL_KEY", "SERPER_API_KEY", "SSH_*"]
+    runner, _ = runner_for(tmp_path, environ, sandbox="off", agent_env=passed)
     runner.tool_service = FakeService()
     env = call(runner)["env"]
     assert isinstance(env, dict)
     assert not set(secrets) & set(env)
-    assert env["ANTHROPIC_API_KEY"] == "model-key"  # the CLI's own credentials stay
+    assert env["MY_MODEL_KEY"] == "model-key"  # what the custom CLI needs, named by the person
     assert env["DEEPRESEARCH_SERVICE"] == "/run/the-socket"
     assert (env["DEEPRESEARCH_TASK"], env["DEEPRESEARCH_CALL"]) == ("E1", "E1.batch2")
     assert env["DEEPRESEARCH_WORKDIR"] == str(runner.workspace.root)
@@ -120,13 +122,20 @@ def test_every_search_provider_key_is_kept_from_agents() -> None:
     assert keys <= set(TOOL_SECRETS)
 
 
-def test_researchers_get_the_two_tool_scripts_and_writers_none(tmp_path: Path) -> None:
+def test_researchers_get_their_tool_scripts_self_checking_writers_the_check_and_others_none(
+    tmp_path: Path,
+) -> None:
     runner, _ = runner_for(tmp_path, {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, sandbox="off")
     commands = tool_commands(runner.workspace)
+    assert commands.for_role(Role.EXECUTOR) == commands.all
+    assert commands.for_role(Role.SYNTHESIZER) == commands.for_role(Role.ANALYST) == (commands.check,)
+    assert all(
+        commands.for_role(r) == () for r in (Role.PLANNER, Role.SUPERVISOR, Role.REFLECTOR, Role.CHARTS)
+    )
     call(runner, Role.PLANNER, "planner")
-    assert not commands.search.exists()
+    assert not commands.search.exists() and not commands.check.exists()
     call(runner)
-    for tool, path in (("search", commands.search), ("archive", commands.archive)):
+    for tool, path in zip(("search", "archive", "check"), commands.all, strict=True):
         assert path.read_text() == script_text(tool) and path.stat().st_mode & 0o111
         # The lean entry (no typer, no other command): `-m deepresearch` would load the whole CLI.
         assert f"{sys.executable} -m deepresearch.cli.tools {tool} " in path.read_text()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import shutil
 import signal
@@ -29,8 +30,10 @@ from tests.batch.helpers import (
 from tests.helpers import PageServer
 from tests.pipeline.test_resume import wait_for
 
-pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[test,ray]'")
-pytestmark = pytest.mark.slow
+# Looked up, not imported: importing Ray costs ~1 s of CPU in every pytest process that collects this.
+if importlib.util.find_spec("ray") is None:
+    pytest.skip("the ray extra is not installed: pip install -e '.[test,ray]'", allow_module_level=True)
+pytestmark = [pytest.mark.slow, pytest.mark.serial]  # `ray stop --force` stops every Ray on the machine
 
 RAY = str(Path(sys.executable).with_name("ray"))
 

@@ -81,5 +81,5 @@ def test_the_hard_cap_names_the_default_ceiling(tmp_path: Path) -> None:
     workspace.private.mkdir()
     workspace.usage_ledger.write_text('{"cost_usd": 0}\n' * 20)
     with pytest.raises(BudgetExhaustedError, match=r"agent call budget spent \(20 of 20; the quick effort's"):
-        Budget(workspace, Config(effort="quick")).check_call()
-    Budget(workspace, Config(effort="quick", max_agent_calls=0)).check_call()  # no limit: no error
+        Budget(workspace, Config(effort="quick")).reserve_call()
+    Budget(workspace, Config(effort="quick", max_agent_calls=0)).reserve_call()  # no limit: no error

@@ -42,17 +42,39 @@ HEAVY_MODULES = ("playwright", "trafilatura", "matplotlib", "pypdf", "ray", "lxm
                  "deepresearch.pipeline", "deepresearch.service.server", "deepresearch.sources.archive")  # fmt: skip
 
 
-def test_the_cli_app_imports_no_heavy_module(clean_env: dict[str, str], tmp_path: Path) -> None:
+def _heavy_imports(modules: str, heavy: tuple[str, ...], cwd: Path, env: dict[str, str]) -> str:
+    """The heavy modules a fresh interpreter has loaded after importing `modules`."""
     code = (
-        "import sys, deepresearch.cli.app\n"
-        f"heavy = {HEAVY_MODULES!r}\n"
+        f"import sys, {modules}\n"
+        f"heavy = {heavy!r}\n"
         "print(sorted({m for m in sys.modules for h in heavy if m == h or m.startswith(h + '.')}))"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, env=clean_env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "[]", f"imported at start-up: {proc.stdout.strip()}"
+    return proc.stdout.strip()
+
+
+def test_the_cli_app_imports_no_heavy_module(clean_env: dict[str, str], tmp_path: Path) -> None:
+    found = _heavy_imports("deepresearch.cli.app", HEAVY_MODULES, tmp_path, clean_env)
+    assert found == "[]", f"imported at start-up: {found}"
+
+
+def test_status_and_check_import_no_page_reading_library(clean_env: dict[str, str], tmp_path: Path) -> None:
+    """`status` and `check` read task.md, report.md and archives: no browser, extractor or PDF reader."""
+    modules = "deepresearch.pipeline.status, deepresearch.report.finalize, deepresearch.report.check"
+    heavy = ("playwright", "trafilatura", "pypdf", "matplotlib", "ray", "docx")
+    found = _heavy_imports(modules, heavy, tmp_path, clean_env)
+    assert found == "[]", f"imported by status or check: {found}"
+
+
+def test_status_imports_no_report_checks(clean_env: dict[str, str], tmp_path: Path) -> None:
+    """`status` only reads: it loads neither the report's checks nor the number reader (compiled unit
+    tables), which a finished run's status once paid ~1 s for through the follow-up modules."""
+    heavy = ("deepresearch.report.finalize", "deepresearch.report.check", "deepresearch.evidence")
+    found = _heavy_imports("deepresearch.pipeline.status, deepresearch.ui.render", heavy, tmp_path, clean_env)
+    assert found == "[]", f"imported by status: {found}"
 
 
 def test_version(tmp_path: Path, clean_env: dict[str, str]) -> None:
@@ -131,6 +153,14 @@ def test_the_built_wheel_runs_a_research_outside_the_checkout(
     script = outside / ".deepresearch" / "bin" / "deepresearch-archive"
     assert str(script) in (outside / "logs" / "prompts" / "E1.md").read_text()
     assert str(venv) in script.read_text()
+    # The demo ships in the wheel: its scripted agent, script and pages run from the installed package.
+    demo = subprocess.run(
+        [str(venv / "bin" / "deepresearch"), "demo", "-q", "-o", "demo"],
+        cwd=outside, env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert demo.returncode == 0, demo.stdout + demo.stderr
+    assert "verified: every check passed" in demo.stdout
+    assert str(venv) in (outside / "demo" / "deepresearch.yaml").read_text()  # the wheel's interpreter
 
 
 def test_ctrl_c_in_a_subcommand_exits_130_with_the_message(tmp_path: Path, clean_env: dict[str, str]) -> None:

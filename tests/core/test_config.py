@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from deepresearch.core.config import load_config
 from deepresearch.core.errors import ConfigError
@@ -46,7 +47,7 @@ def test_layers_apply_in_order(tmp_path: Path) -> None:
         ("concurrency: 0\n", "deepresearch.yaml: concurrency: must be greater than 0, got 0"),
         (
             "agent: chatgpt\n",
-            "deepresearch.yaml: agent: must be one of copilot, claude, gemini, codex, custom",
+            "deepresearch.yaml: agent: must be one of copilot, claude, gemini, codex, opencode, qwen, custom",
         ),
         ("roles:\n  writer: {agent: claude}\n", "deepresearch.yaml: roles.writer: unknown role"),
         ("roles:\n  executor: {agnt: claude}\n", "deepresearch.yaml: roles.executor.agnt: unknown key"),
@@ -84,3 +85,42 @@ def test_sandbox_settings_are_checked(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as raised:
         apply_layer(Config(), {"sandbox_paths": ["relative/dir"]}, "input.md")
     assert "must be absolute paths" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [("sandbox: off", "sandbox", "off"), ("sandbox: no", "sandbox", "off"), ("analysis: never", "analysis", "never"),
+     ("analysis: off", "analysis", "never"), ("analysis: yes", "analysis", "always"),
+     ("verify_support: no", "verify_support", "never"), ("verify_support: on", "verify_support", "always")],
+)  # fmt: skip
+def test_enumerated_settings_read_the_words_the_readme_writes(
+    tmp_path: Path, text: str, key: str, value: str
+) -> None:
+    (tmp_path / "deepresearch.yaml").write_text(text + "\n")
+    assert getattr(load_config(tmp_path, env_for(tmp_path)), key) == value
+    front_matter = yaml.safe_load(text)  # input.md's front matter is YAML too
+    assert getattr(load_config(tmp_path / "none", env_for(tmp_path), front_matter=front_matter), key) == value
+
+
+def test_a_boolean_with_no_word_of_its_own_names_the_choices(tmp_path: Path) -> None:
+    (tmp_path / "deepresearch.yaml").write_text("sandbox: yes\n")
+    with pytest.raises(ConfigError) as raised:
+        load_config(tmp_path, env_for(tmp_path))
+    assert "sandbox: must be one of auto, bwrap, off" in str(raised.value)
+
+
+def test_agent_env_and_allow_private_hosts_are_checked(tmp_path: Path) -> None:
+    good = "agent_env: [MY_TOKEN, CORP_*]\nallow_private_hosts: [intranet.example, 10.0.0.0/8, '::1']\n"
+    (tmp_path / "deepresearch.yaml").write_text(good)
+    config = load_config(tmp_path, env_for(tmp_path))
+    assert config.agent_env == ["MY_TOKEN", "CORP_*"]
+    assert config.allow_private_hosts == ["intranet.example", "10.0.0.0/8", "::1"]
+    env = env_for(tmp_path, DEEPRESEARCH_AGENT_ENV="A B", DEEPRESEARCH_ALLOW_PRIVATE_HOSTS="127.0.0.1")
+    assert load_config(tmp_path / "none", env).agent_env == ["A", "B"]
+    for bad, said in [("agent_env: ['MY TOKEN']", "expected variable names"),
+                      ("allow_private_hosts: ['http://x/']", "is not a host name"),
+                      ("allow_private_hosts: ['10.0.0.0/33']", "is not a network")]:  # fmt: skip
+        (tmp_path / "deepresearch.yaml").write_text(bad + "\n")
+        with pytest.raises(ConfigError) as raised:
+            load_config(tmp_path, env_for(tmp_path))
+        assert said in str(raised.value)

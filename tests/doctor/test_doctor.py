@@ -17,6 +17,7 @@ from deepresearch.core.errors import ExitCode
 from deepresearch.doctor import DoctorReport, run_doctor
 from deepresearch.doctor.checks import CHROMIUM_FIX, playwright_chromium
 from tests.helpers import REPO, skip_without_browser
+from tests.search.search_mock_server import MockProviders, closed_port
 
 CLAUDE_OK = json.dumps(
     {"type": "result", "subtype": "success", "is_error": False, "result": "OK", "session_id": "s1"}
@@ -69,7 +70,14 @@ def env(clean_env: dict[str, str], bin_dir: Path, tmp_path: Path) -> dict[str, s
     environ = {k: v for k, v in clean_env.items() if k in keep}
     home = tmp_path / "home"
     home.mkdir()
-    return {**environ, "PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(home)}
+    # doctor tries the keyless search for real: here it finds nothing listening (never the internet).
+    offline = f"http://127.0.0.1:{closed_port()}"
+    return {
+        **environ,
+        "PATH": f"{bin_dir}:/usr/bin:/bin",
+        "HOME": str(home),
+        "DEEPRESEARCH_DUCKDUCKGO_BASE_URL": offline,
+    }
 
 
 def install_mixed(bin_dir: Path) -> None:
@@ -227,7 +235,7 @@ def test_command_exits_0_with_one_usable_cli(tmp_path: Path, bin_dir: Path, env:
     proc = doctor_cli(["--ping", "-o", str(tmp_path)], env, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Agent CLIs (pinged)" in proc.stdout and "Usable agent CLIs: codex" in proc.stdout
-    assert "Workspace " + str(tmp_path) in proc.stdout and "no run here yet" in proc.stdout
+    assert "Workspace " + str(tmp_path) in proc.stdout and f"no run in {tmp_path} (no task.md)" in proc.stdout
 
 
 def test_a_configured_custom_command_is_checked_and_pinged(
@@ -254,11 +262,14 @@ def test_doctor_shows_each_clis_permission_profile_and_the_sandbox(
     install_mixed(bin_dir)
     proc = doctor_cli(["-o", str(tmp_path)], env, tmp_path)
     out = proc.stdout
-    assert "Permission profiles (each CLI's own rules, as a run sets them)" in out
-    for name in ("copilot", "claude", "gemini", "codex"):
+    assert "Permission profiles (each installed CLI's own rules, as a run sets them; --verbose" in out
+    for name in ("copilot", "claude", "codex"):  # installed (copilot's --version fails, but it is there)
         assert re.search(rf"^  {name} +researchers: ", out, re.M), name
-    assert "--permission-mode dontAsk" in out and "commandPrefix" in out and "--allow-tool=shell(" in out
+    assert not re.search(r"^  gemini +researchers: ", out, re.M), "gemini is not installed"
+    assert "--permission-mode dontAsk" in out and "--allow-tool=shell(" in out
     assert "? cannot express: cannot limit which commands run" in out  # codex
+    verbose = doctor_cli(["-o", str(tmp_path), "--verbose"], env, tmp_path).stdout
+    assert re.search(r"^  gemini +researchers: ", verbose, re.M) and "commandPrefix" in verbose
     assert "OS sandbox (bubblewrap around every agent process)" in out
     from deepresearch.core.sandbox import probe
 
@@ -296,3 +307,69 @@ def test_a_bubblewrap_that_cannot_create_namespaces_gets_the_namespace_fix_not_a
     assert "unprivileged user namespaces" in out and "install bubblewrap" not in out
     assert "agents run without" not in out and "their CLIs' own rules only" not in out
     assert "a run refuses to start (sandbox: bwrap)" in out  # what a run does instead
+
+
+def test_the_keyless_search_is_tried_for_real(tmp_path: Path, bin_dir: Path, env: dict[str, str]) -> None:
+    install_mixed(bin_dir)
+    down = doctor_cli(["-o", str(tmp_path)], env, tmp_path).stdout  # nothing listens at its address
+    assert re.search(r"✗ duckduckgo +keyless: unreachable", down)
+    assert "✗ duckduckgo did not answer a test search: unreachable" in down
+    assert "→ check this machine's internet connection" in down
+    server = MockProviders().start()
+    try:
+        answering = {**env, "DEEPRESEARCH_DUCKDUCKGO_BASE_URL": server.base_url("duckduckgo")}
+        up = doctor_cli(["-o", str(tmp_path)], answering, tmp_path).stdout
+        assert server.hits["duckduckgo"] == 1
+    finally:
+        server.stop()
+    assert re.search(r"✓ duckduckgo +keyless: answered a test search \(3 results, [\d.]+ s\)", up)
+    assert "did not answer a test search" not in up
+
+
+def test_with_no_agent_cli_doctor_points_to_the_demo(tmp_path: Path, env: dict[str, str]) -> None:
+    proc = doctor_cli(["-o", str(tmp_path)], env, tmp_path)
+    assert proc.returncode == ExitCode.NO_AGENT
+    assert "Permission profiles" in proc.stdout and "none: no agent CLI is installed" in proc.stdout
+    assert "deepresearch demo" in proc.stderr
+    assert proc.stderr.count("install one") == 1, proc.stderr
+
+
+def test_node_js_is_checked_when_a_cli_is_missing(tmp_path: Path, bin_dir: Path, env: dict[str, str]) -> None:
+    bare = {**env, "PATH": str(bin_dir)}  # no node at all
+    problems = dict(run_doctor(tmp_path, bare).problems())
+    fix = problems["Node.js is not installed: the agent CLIs are npm packages that need Node.js 20+"]
+    assert fix.startswith("install Node.js 20 or later with npm")
+    fake_cli(bin_dir, "node", {"--version": say("v18.19.1")})
+    report = run_doctor(tmp_path, bare)
+    assert report.node == "18.19.1"
+    assert "Node.js 18.19.1 is too old: the agent CLIs are npm packages that need Node.js 20+" in dict(
+        report.problems()
+    )
+    fake_cli(bin_dir, "node", {"--version": say("v20.11.1")})
+    assert not any("Node.js" in what for what, _ in run_doctor(tmp_path, bare).problems())
+
+
+def test_doctor_says_what_of_the_environment_passes_to_each_cli_by_name_only(
+    tmp_path: Path, bin_dir: Path, env: dict[str, str]
+) -> None:
+    install_mixed(bin_dir)
+    (tmp_path / "deepresearch.yaml").write_text(yaml.safe_dump({"agent_env": ["MY_PROXY_TOKEN"]}))
+    planted = {
+        "GITHUB_TOKEN": "ghp-value",
+        "AWS_SECRET_ACCESS_KEY": "aws-value",
+        "ANTHROPIC_API_KEY": "sk-value",
+    }
+    proc = doctor_cli(["-o", str(tmp_path)], {**env, **planted, "MY_PROXY_TOKEN": "mine"}, tmp_path)
+    out = proc.stdout
+    section = out.split("Agent environments", 1)[1].split("OS sandbox", 1)[0]
+    assert "every CLI  PATH, HOME" in section and "MY_PROXY_TOKEN" in section.split("copilot")[0]
+    claude = section.split("  claude ")[1].split("  gemini ")[0]
+    assert "set here and passed: ANTHROPIC_API_KEY" in claude and "MY_PROXY_TOKEN" in claude
+    assert (
+        "AWS_SECRET_ACCESS_KEY" in claude.split("withheld")[1]
+        and "GITHUB_TOKEN" in claude.split("withheld")[1]
+    )
+    copilot = section.split("  copilot ")[1].split("  claude ")[0]
+    assert "GITHUB_TOKEN" in copilot.split("withheld")[0]  # one of copilot's own credentials
+    for value in planted.values():
+        assert value not in out  # names only

@@ -28,7 +28,7 @@ def readings(text: str) -> set[Decimal]:
         ("1\u202f234,5 m³", {"1234.5"}),  # thin space, decimal comma
         ("1.234.567 Einwohner", {"1234567"}),
         ("1,234.5 tonnes", {"1234.5"}),
-        ("3,5 Prozent", {"3.5"}),
+        ("3,5 Prozent", {"3.5", "0.035"}),  # a German percentage
         ("rose 42%", {"42", "0.42"}),
         ("rose 42 percent", {"42", "0.42"}),
         ("增长１２.５％", {"12.5", "0.125"}),  # full-width digits and percent sign

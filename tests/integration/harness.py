@@ -3,7 +3,12 @@
 Where the CLIs are: `.ci/agent-clis/node_modules/.bin` (installed by `.ci/install-agent-clis`), else
 on PATH. Each CLI is pointed at the model server the way a user points it at a proxy or a local
 model: environment variables for claude, gemini and copilot, a custom provider in `backend_args`
-for codex (it ignores OPENAI_BASE_URL). HOME is a fresh folder, so no user login or setting leaks in.
+for codex (it ignores OPENAI_BASE_URL), and an OpenAI-compatible provider in the user's own config
+for opencode (`~/.config/opencode/opencode.json`) and qwen (`~/.qwen/settings.json`), as the README's
+"With a local model" sets up Ollama. HOME is a fresh folder, so no user login or setting leaks in.
+
+With REQUIRE_AGENT_CLI_TESTS=1 (as `.ci/run` sets it) a missing CLI fails its tests instead of
+skipping them.
 """
 
 from __future__ import annotations
@@ -19,19 +24,55 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
-from tests.helpers import REPO
+from tests.helpers import LOCAL_HOSTS, REPO
 
 CLI_BIN = REPO / ".ci" / "agent-clis" / "node_modules" / ".bin"
-CLIS = ("claude", "gemini", "codex", "copilot")
+CLIS = ("claude", "gemini", "codex", "copilot", "opencode", "qwen")
 MODELS = {
     "claude": "claude-sonnet-4-5",
     "gemini": "gemini-2.5-flash",
     "codex": "gpt-5-codex",
     "copilot": "gpt-4.1",
+    "opencode": "scripted/test-model",  # provider/model, as opencode names it
+    "qwen": "test-model",
 }
 API_KEY = "scripted-test-key"
+PROVIDER_KEY = "SCRIPTED_MODEL_KEY"  # the environment variable codex's custom provider reads its key from
+
+
+# Set by .ci/run, which installs the CLIs: a test whose CLI is missing then fails instead of skipping,
+# so a broken install cannot hide behind "skipped".
+REQUIRE_CLIS = "REQUIRE_AGENT_CLI_TESTS"
+
+
+def require_cli(name: str) -> Path:
+    """The CLI's executable; skips the test without it (fails instead when REQUIRE_AGENT_CLI_TESTS=1)."""
+    found = find_cli(name)
+    if found is not None:
+        return found
+    reason = f"{name} is not installed: run .ci/install-agent-clis (or put {name} on PATH)"
+    if os.environ.get(REQUIRE_CLIS, "") not in ("", "0"):
+        pytest.fail(f"{reason}, and {REQUIRE_CLIS} is set")
+    pytest.skip(reason)
+
+
+def cli_param(name: str, *values: object, id: str | None = None) -> object:
+    """A test parameter for the CLI `name`: skipped with a reason when it is not installed, unless
+    REQUIRE_AGENT_CLI_TESTS is set (then the test runs and fails on the missing CLI)."""
+    required = os.environ.get(REQUIRE_CLIS, "") not in ("", "0")
+    reason = f"{name} is not installed: run .ci/install-agent-clis (or put {name} on PATH)"
+    marks = [] if required else [pytest.mark.skipif(find_cli(name) is None, reason=reason)]
+    return pytest.param(name, *values, marks=marks, id=id or name)
+
+
+def clis_to_test() -> list[str]:
+    """The CLIs a test over every installed CLI covers: all of them when they are required."""
+    if os.environ.get(REQUIRE_CLIS, "") not in ("", "0"):
+        return list(CLIS)
+    return [name for name in CLIS if find_cli(name) is not None]
 
 
 def find_cli(name: str) -> Path | None:
@@ -45,8 +86,7 @@ def find_cli(name: str) -> Path | None:
 
 def cli_env(name: str, server_url: str, home: Path, base: dict[str, str]) -> dict[str, str]:
     """`base` with HOME at `home`, the CLI's folder first on PATH, and the CLI aimed at the server."""
-    cli = find_cli(name)
-    assert cli is not None, name
+    cli = require_cli(name)
     return {**isolated_env(base, home, [cli.parent]), **endpoint_env(name, server_url, home)}
 
 
@@ -79,17 +119,60 @@ def endpoint_env(name: str, server_url: str, home: Path) -> dict[str, str]:
             "COPILOT_PROVIDER_API_KEY": API_KEY,
             "COPILOT_OFFLINE": "true",
         }
+    if name == "opencode":
+        write_json(home / ".config" / "opencode" / "opencode.json", opencode_user_config(server_url))
+        return {"XDG_CONFIG_HOME": str(home / ".config"), "OPENAI_API_KEY": API_KEY}
+    if name == "qwen":
+        write_json(home / ".qwen" / "settings.json", qwen_user_settings(server_url))
+        return {"OPENAI_API_KEY": API_KEY}
     # codex: the custom provider's env_key. Its sandbox links a helper under its home, which it
     # refuses to do inside the temp folder; the test home is in /tmp, so the temp folder moves.
     tmpdir = home.parent / "codex-tmp"
     tmpdir.mkdir(exist_ok=True)
-    return {"SCRIPTED_MODEL_KEY": API_KEY, "TMPDIR": str(tmpdir)}
+    return {PROVIDER_KEY: API_KEY, "TMPDIR": str(tmpdir)}
+
+
+def opencode_user_config(server_url: str) -> dict[str, Any]:
+    """A user's opencode.json with the server as an OpenAI-compatible provider (as for Ollama)."""
+    provider = {
+        "npm": "@ai-sdk/openai-compatible",
+        "name": "Scripted model server",
+        "options": {"baseURL": f"{server_url}/v1", "apiKey": "{env:OPENAI_API_KEY}"},
+        "models": {"test-model": {"name": "Test model", "cost": {"input": 1.0, "output": 2.0}}},
+    }
+    return {
+        "$schema": "https://opencode.ai/config.json",
+        "provider": {"scripted": provider},
+        "model": "scripted/test-model",
+    }
+
+
+def qwen_user_settings(server_url: str) -> dict[str, Any]:
+    """A user's ~/.qwen/settings.json with the server as an OpenAI-compatible provider."""
+    provider = {
+        "id": "test-model",
+        "name": "Test model",
+        "baseUrl": f"{server_url}/v1",
+        "envKey": "OPENAI_API_KEY",
+    }
+    return {
+        "$version": 4,
+        "modelProviders": {"openai": [provider]},
+        "security": {"auth": {"selectedType": "openai"}},
+        "model": {"name": "test-model"},
+    }
+
+
+def write_json(path: Path, value: dict[str, Any]) -> None:
+    """Write `value` as JSON, creating the folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value, indent=2), encoding="utf-8")
 
 
 def codex_provider_args(server_url: str) -> list[str]:
     """`-c` options that give codex a custom provider at the server (Responses API over HTTP SSE)."""
     provider = (
-        f'{{name="scripted",base_url="{server_url}/v1",env_key="SCRIPTED_MODEL_KEY",wire_api="responses",'
+        f'{{name="scripted",base_url="{server_url}/v1",env_key="{PROVIDER_KEY}",wire_api="responses",'
         "supports_websockets=false,request_max_retries=0,stream_max_retries=0}"
     )
     return ["-c", 'model_provider="scripted"', "-c", f"model_providers.scripted={provider}"]
@@ -109,9 +192,11 @@ def write_config(workdir: Path, name: str, server_url: str, **settings: Any) -> 
         # The analyst and chart roles are writers like the reflector: the fake-agent tests cover them.
         "analysis": "never",
         "max_figures": 0,
+        "allow_private_hosts": LOCAL_HOSTS,  # the test pages are on 127.0.0.1
     }
     if name == "codex":
         config["backend_args"] = {"codex": codex_provider_args(server_url)}
+        config["agent_env"] = [PROVIDER_KEY]  # a custom provider's key passes only by name
     config.update(settings)
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "deepresearch.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")

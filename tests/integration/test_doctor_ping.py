@@ -12,18 +12,28 @@ import yaml
 
 from deepresearch.agents.registry import DETECTION_ORDER
 from deepresearch.core.errors import ExitCode
-from tests.integration.harness import CLIS, codex_provider_args, endpoint_env, find_cli, isolated_env
+from tests.integration.harness import (
+    CLIS,
+    PROVIDER_KEY,
+    clis_to_test,
+    codex_provider_args,
+    endpoint_env,
+    isolated_env,
+    require_cli,
+)
 from tests.model_server import Fault, ModelServer, Script
 
 pytestmark = pytest.mark.integration
 
-INSTALLED = [name for name in CLIS if find_cli(name) is not None]
+INSTALLED = clis_to_test()
 # The path each CLI's ping reaches (gemini without a configured model first asks which one to use).
 PATHS = {
     "claude": "/v1/messages",
     "gemini": ":streamGenerateContent",
     "codex": "/v1/responses",
     "copilot": "/v1/chat/completions",
+    "opencode": "/v1/chat/completions",
+    "qwen": "/v1/chat/completions",
 }
 
 
@@ -35,10 +45,16 @@ def doctor_ping(
     work.mkdir()
     home.mkdir()
     with ModelServer(Script(work, "http://127.0.0.1:9", faults)) as server:
-        env = isolated_env(clean_env, home, [find_cli(name).parent for name in INSTALLED])  # type: ignore[union-attr]
+        env = isolated_env(clean_env, home, [require_cli(name).parent for name in INSTALLED])
         for name in INSTALLED:
             env.update(endpoint_env(name, server.base_url, home))
-        config = {"model": "scripted-model", "backend_args": {"codex": codex_provider_args(server.base_url)}}
+        # One model name for every CLI (opencode, whose models are provider/model, uses the default
+        # of its own config for a bare name).
+        config = {
+            "model": "test-model",
+            "backend_args": {"codex": codex_provider_args(server.base_url)},
+            "agent_env": [PROVIDER_KEY],  # codex's custom provider key, passed by name
+        }
         (work / "deepresearch.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
         proc = subprocess.run(
             [sys.executable, "-m", "deepresearch", "doctor", "--ping", "-o", str(work)],
@@ -47,8 +63,9 @@ def doctor_ping(
     return proc, [seen.path for seen in server.requests]
 
 
-@pytest.mark.skipif(not INSTALLED, reason="no agent CLI installed: run .ci/install-agent-clis")
 def test_ping_reaches_the_model_through_every_cli(tmp_path: Path, clean_env: dict[str, str]) -> None:
+    for name in CLIS:
+        require_cli(name)
     proc, paths = doctor_ping(tmp_path, clean_env, [])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for name in INSTALLED:
@@ -58,8 +75,9 @@ def test_ping_reaches_the_model_through_every_cli(tmp_path: Path, clean_env: dic
     assert "Usable agent CLIs: " + ", ".join(n for n in DETECTION_ORDER if n in INSTALLED) in proc.stdout
 
 
-@pytest.mark.skipif(not INSTALLED, reason="no agent CLI installed: run .ci/install-agent-clis")
 def test_ping_answered_401_is_not_logged_in(tmp_path: Path, clean_env: dict[str, str]) -> None:
+    for name in CLIS:
+        require_cli(name)
     proc, _ = doctor_ping(tmp_path, clean_env, [Fault(401)])
     assert proc.returncode == ExitCode.NO_AGENT, proc.stdout + proc.stderr
     for name in INSTALLED:

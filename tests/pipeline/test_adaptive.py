@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from deepresearch.batch.measures import measure
 from deepresearch.core.config import Config
 from deepresearch.core.effort import PRESETS, saturation
 from deepresearch.core.workspace import Workspace
@@ -14,7 +15,7 @@ from deepresearch.pipeline.taskledger import TaskProgress
 from deepresearch.state.model import RunStatus, TaskDoc, TaskStatus
 from deepresearch.state.store import StateStore
 from tests.helpers import PageServer, write_scenario, write_workspace_config
-from tests.pipeline.test_end_to_end import run_cli
+from tests.inprocess import run_in_process
 
 
 def gap_round(score: float) -> dict[str, Any]:
@@ -29,12 +30,13 @@ def run(
     args: tuple[str, ...] = (),
     **config: Any,
 ) -> tuple[int, str, TaskDoc, list[dict[str, Any]]]:
-    """One `deepresearch -p` run with the fake agent; (exit code, output, task.md, events)."""
+    """One `deepresearch -p` run with the fake agent, in this process (tests/inprocess.py: the
+    scenarios test the run's rules, not its process); (exit code, output, task.md, events)."""
     work = tmp_path / name
     work.mkdir(exist_ok=True)
     write_workspace_config(work, **config)
     path = write_scenario(tmp_path / f"{name}.yaml", scenario)
-    proc = run_cli(
+    proc = run_in_process(
         ["-p", "How do the indexes compare?", "-o", str(work), *args],
         {**env, "FAKE_AGENT_SCENARIO": str(path)},
         tmp_path,
@@ -128,37 +130,6 @@ FOUR_TASKS = {
 }
 
 
-def test_agent_call_budget_stops_research_mid_round_and_keeps_calls_for_the_report(
-    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
-) -> None:
-    scenario = {"page_base": pages.base_url, "planner": FOUR_TASKS}
-    code, out, doc, events = run(tmp_path, clean_env, scenario, concurrency=1, max_agent_calls=6)
-    assert code == 0, out
-    assert [t.status for t in doc.tasks] == [
-        TaskStatus.DONE,
-        TaskStatus.DONE,
-        TaskStatus.PENDING,
-        TaskStatus.PENDING,
-    ]
-    assert doc.front.termination_reason == "agent call budget spent (4 of 6, 2 kept for the report)"
-    assert calls(events) == 5 and calls(events, "reflector") == 0
-    assert doc.front.status is RunStatus.COMPLETED and (tmp_path / "ws" / "report.md").is_file()
-
-
-def test_hard_agent_call_cap_leaves_the_run_resumable(
-    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
-) -> None:
-    scenario = {"page_base": pages.base_url, "synthesizer": {"garbage_first": True}}
-    code, out, doc, events = run(tmp_path, clean_env, scenario, max_agent_calls=5)
-    assert code == 9, out
-    assert "agent call budget spent (5 of 5); the run is saved" in out
-    assert doc.front.status is RunStatus.SYNTHESIZING and calls(events) == 5
-    env = {**clean_env, "DEEPRESEARCH_MAX_AGENT_CALLS": "8"}
-    code, out, doc, events = run(tmp_path, env, scenario)
-    assert code == 0, out
-    assert doc.front.status is RunStatus.COMPLETED and calls(events, "planner") == 1 and calls(events) == 7
-
-
 def test_unreadable_assessment_is_repaired_then_falls_back(
     tmp_path: Path, clean_env: dict[str, str], pages: PageServer
 ) -> None:
@@ -169,6 +140,23 @@ def test_unreadable_assessment_is_repaired_then_falls_back(
     assert [e["role"] for e in events if e["event"] == "output_repair"] == ["reflector"]
     assert doc.quality[0].score == 5.0 and [g.gap for g in doc.gaps] == ["assessment could not be read"]
     assert doc.front.termination_reason == "no new research tasks could be derived from the gaps"
+
+
+def test_fenced_outputs_are_read_without_a_repair_and_counted(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
+    scenario = {"page_base": pages.base_url, "reflector": {"fenced": True}, "verifier": {"fenced": True}}
+    code, out, doc, events = run(tmp_path, clean_env, scenario)
+    assert code == 0, out
+    lenient = [(e["role"], e["forms"]) for e in events if e["event"] == "output_lenient"]
+    # The verifier judges the round's facts, then the report's cited sentences.
+    fenced = ["fenced block"]
+    assert lenient == [("verifier", fenced), ("reflector", fenced), ("verifier", fenced)], lenient
+    assert "≈ reflector output read, though not written as asked: fenced block" in out
+    assert [e for e in events if e["event"] == "output_repair"] == [] and calls(events, "reflector") == 1
+    assert doc.quality[0].score is not None and doc.front.status is RunStatus.COMPLETED
+    found = measure(Workspace(tmp_path / "ws"))
+    assert (found.outputs_lenient, found.output_repairs) == (3, 0)
 
 
 def test_conflict_prefers_the_heavier_source_and_a_c_task_settles_it(

@@ -169,13 +169,16 @@ def test_the_default_ceilings_stop_a_run_that_never_saturates_with_the_report_wr
         in out
     )
     reason = (
-        "agent call budget spent (18 of 20, 2 kept for the report; the quick effort's default ceiling: "
-        "set max_agent_calls to change it, 0 for no limit)"
+        "agent call budget spent (15 of 20, 5 kept for the report: synthesizer, its repair, analysis, "
+        "figures, support check; the quick effort's default ceiling: set max_agent_calls to change it, 0 "
+        "for no limit)"
     )
     assert doc.front.termination_reason == reason and f"research completed: {reason}" in out
     assert doc.front.status.value == "completed" and (tmp_path / "ws" / "report.md").is_file()
     started = of(events, "agent_started")
-    assert len(started) == 19 and started[-1]["role"] == "synthesizer"
+    # The report's share: analysis, figures, the synthesizer and the support check of its sentences.
+    assert len(started) == 19
+    assert [e["label"] for e in started[-4:]] == ["analyst", "charts", "synthesizer", "verifier-report"]
     assert all(d["reason"] == "max_batches (3) reached" for d in of(events, "task_decided"))
 
 

@@ -7,13 +7,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from deepresearch.agents.runner import AgentRunner
+from deepresearch.core.config import Config
+from deepresearch.core.events import NullSink
 from deepresearch.core.roles import Role
+from deepresearch.core.workspace import Workspace
 from deepresearch.figures.point_grounding import ground_figure
 from deepresearch.figures.spec import FigureSpec, Point, Series
 from deepresearch.pipeline import novelty
 from deepresearch.pipeline.charts import numeric_facts
+from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.prompts import render_prompt
-from deepresearch.pipeline.synthesize import offered_facts
+from deepresearch.pipeline.synthesize import synthesizer_prompt
 from deepresearch.pipeline.verify import _claim_items, fact_evidence
 from deepresearch.report.blocks import body_blocks
 from deepresearch.report.check import check_report
@@ -28,6 +33,7 @@ from deepresearch.state.model import (
     TaskDoc,
     Verified,
 )
+from deepresearch.state.store import StateStore
 
 WITHHELD = "The storage market will triple to 9.9 GW by 2026."
 
@@ -52,25 +58,25 @@ def _doc() -> TaskDoc:
     )
 
 
-def _synthesizer_prompt(doc: TaskDoc) -> str:
-    facts = offered_facts(doc)
-    return render_prompt(
-        "synthesizer", role=Role.SYNTHESIZER, task_id="", round=1, output_file="logs/synthesizer_result.md",
-        today="2026-01-01", request=doc.front.question, language="English", outline=doc.outline,
-        analysis_file="", figures=[], facts=facts, withheld=len(doc.facts) - len(facts),
-    )  # fmt: skip
+def _synthesizer_prompt(doc: TaskDoc, root: Path) -> str:
+    """The synthesizer's prompt as a run renders it."""
+    workspace = Workspace(root)
+    workspace.ensure()
+    config = Config()
+    runner = AgentRunner(workspace, config, NullSink(), environ={})
+    return synthesizer_prompt(RunContext(workspace, config, StateStore(workspace), runner, NullSink(), doc))
 
 
-def test_an_unsupported_fact_is_absent_from_the_synthesizers_prompt() -> None:
-    prompt = _synthesizer_prompt(_doc())
+def test_an_unsupported_fact_is_absent_from_the_synthesizers_prompt(tmp_path: Path) -> None:
+    prompt = _synthesizer_prompt(_doc(), tmp_path)
     assert "- Fact-001 [S01]: Capacity reached 4.8 GW at end-2025." in prompt
     assert WITHHELD not in prompt and "Fact-003" not in prompt
     assert "1 other fact of task.md was judged unsupported by its own quote and is left out" in prompt
 
 
-def test_a_partial_facts_reason_reaches_the_synthesizer_and_the_report_verifier() -> None:
+def test_a_partial_facts_reason_reaches_the_synthesizer_and_the_report_verifier(tmp_path: Path) -> None:
     doc = _doc()
-    prompt = _synthesizer_prompt(doc)
+    prompt = _synthesizer_prompt(doc, tmp_path)
     assert (
         "Fact-002 [S02]: Prices fell 38% between 2022 and 2025, a record. (partial: The quote gives" in prompt
     )

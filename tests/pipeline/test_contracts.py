@@ -11,6 +11,8 @@ from deepresearch.contracts.supervise import parse_briefs
 
 PLAN = """---
 complexity: comparison
+languages:
+  - {code: en, reason: the language of the question}
 dimensions:
   - {id: D1, name: Size, description: Market size}
 outline:
@@ -59,7 +61,7 @@ def test_plan_problems_are_specific(tmp_path: Path) -> None:
 def test_missing_and_unparseable_files(tmp_path: Path) -> None:
     assert parse_plan(tmp_path / "none.md", 6) == (None, ["the output file none.md was not written"])
     _plan, problems = parse_plan(write(tmp_path, "---\nkey: [unclosed\n---\n"), 6)
-    assert problems[0].startswith("the YAML front matter does not parse")
+    assert problems[0].startswith("the YAML does not parse at line 2 of the file (`key: [unclosed`): ")
 
 
 def test_briefs_must_cover_every_task(tmp_path: Path) -> None:

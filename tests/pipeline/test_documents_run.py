@@ -102,6 +102,7 @@ def test_a_documents_entry_that_names_nothing_stops_the_run_before_planning(
         and "no such file or folder" in proc.stderr
     )
     assert not (work / "logs" / "prompts" / "planner.md").exists()
+    assert [p.name for p in work.iterdir()] == ["deepresearch.yaml"]  # checked before anything is created
 
 
 def test_expand_documents_files_folders_and_globs(tmp_path: Path) -> None:

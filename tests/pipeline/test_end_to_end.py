@@ -63,7 +63,12 @@ def test_full_run_produces_state_report_logs_and_parallel_executors(
     with PageServer() as pages:
         scenario = write_scenario(
             tmp_path / "scenario.yaml",
-            {"planner": THREE_TASKS, "executor": {"default": {"sleep": 1.0}}, "page_base": pages.base_url},
+            # E1 and E2 each wait until the other runs too (a barrier, not a latency to guess).
+            {
+                "planner": THREE_TASKS,
+                "executor": {"E1": {"meet": 2}, "E2": {"meet": 2}},
+                "page_base": pages.base_url,
+            },
         )
         env = {**clean_env, "FAKE_AGENT_SCENARIO": str(scenario)}
         proc = run_cli(["-p", "What are alpha and beta?", "-o", str(work), "--pdf"], env, tmp_path)
@@ -87,9 +92,9 @@ def test_full_run_produces_state_report_logs_and_parallel_executors(
     for name in ("planner", "supervisor", "E1", "E2", "E3", "reflector", "analyst", "charts", "synthesizer"):
         assert (work / "logs" / f"{name}.log").is_file(), name
         assert (work / "logs" / "prompts" / f"{name}.md").is_file(), name
-        assert (work / "logs" / f"{name}_result.md").is_file(), name
+        assert (work / "logs" / "calls" / name / f"{name}_result.md").is_file(), name
     executor_prompt = (work / "logs" / "prompts" / "E1.md").read_text()
-    assert "Output file: logs/E1_result.md" in executor_prompt
+    assert "Output file: logs/calls/E1/E1_result.md" in executor_prompt
     assert (
         "Who published a fact belongs to its source (title and URL), not to its statement" in executor_prompt
     )
@@ -100,7 +105,7 @@ def test_full_run_produces_state_report_logs_and_parallel_executors(
     synthesizer_prompt = (work / "logs" / "prompts" / "synthesizer.md").read_text()
     assert all(f"- {f.id} [{f.sources[0]}]: {f.statement}" in synthesizer_prompt for f in doc.facts)
     for name, prompt in (("verifier", "verifier-r1"), ("verifier-report", "verifier-report")):
-        assert (work / "logs" / f"{name}_result.md").is_file() and (
+        assert (work / "logs" / "calls" / name / f"{name}_result.md").is_file() and (
             work / "logs" / "prompts" / f"{prompt}.md"
         ).is_file()
     assert (work / "logs" / "orchestrator.log").read_text().count("agent_finished") == 11

@@ -13,6 +13,7 @@ from deepresearch.report.claims import cited_claims
 from deepresearch.state.store import StateStore
 from tests.evidence_site import EvidenceSite
 from tests.helpers import PageServer, page_value, write_scenario, write_workspace_config
+from tests.inprocess import run_in_process
 from tests.pipeline.test_end_to_end import run_cli
 
 
@@ -69,7 +70,7 @@ def test_a_missing_number_and_an_unsupported_sentence_are_repaired(
         "verifier": {"unsupported": ["highest ever"]},
     }
     env = {**clean_env, "FAKE_AGENT_SCENARIO": str(write_scenario(tmp_path / "s.yaml", scenario))}
-    proc = run_cli(["-p", "How did the E1 and E2 indices develop?", "-o", str(work)], env, tmp_path)
+    proc = run_in_process(["-p", "How did the E1 and E2 indices develop?", "-o", str(work)], env, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     logs = work / "logs" / "prompts"
 
@@ -153,7 +154,9 @@ def test_a_syndicated_copy_is_archived_as_a_copy_and_counts_once(
         }
         scenario = {"executor": {"E1": e1}, "page_base": pages.base_url}
         env = {**clean_env, "FAKE_AGENT_SCENARIO": str(write_scenario(tmp_path / "s.yaml", scenario))}
-        proc = run_cli(["-p", "How much did offshore wind output grow?", "-o", str(work)], env, tmp_path)
+        proc = run_in_process(
+            ["-p", "How much did offshore wind output grow?", "-o", str(work)], env, tmp_path
+        )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
     doc = StateStore(Workspace(work)).load()

@@ -17,6 +17,7 @@ from deepresearch.state.model import RunStatus, TaskDoc, TaskStatus
 from deepresearch.state.store import StateStore
 from deepresearch.state.writer import render_task_md
 from tests.helpers import PageServer, page_value, write_scenario, write_workspace_config
+from tests.inprocess import run_in_process
 from tests.pipeline.test_end_to_end import run_cli
 
 FOUR_TASKS = {
@@ -34,8 +35,18 @@ FOUR_TASKS = {
         for n in range(1, 5)
     ],
 }
-# Distinct latencies make the completion order (and so every ID) the same in every run.
-LATENCY = {"E1": {"sleep": 0.2}, "E2": {"sleep": 1.0}, "E3": {"sleep": 2.0}, "E4": {"sleep": 5.0}}
+
+
+def in_order(release: Path) -> dict[str, dict[str, object]]:
+    """Each task starts its work when the one before it is done (so the completion order, and every
+    ID, is the same in every run); E3 and E4 also wait for `release` (a run killed before it exists
+    has two tasks done and two running)."""
+    return {
+        "E1": {},
+        "E2": {"after": ["E1"]},
+        "E3": {"after": ["E2"], "wait_for": str(release)},
+        "E4": {"after": ["E3"], "wait_for": str(release)},
+    }
 
 
 def start_cli(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
@@ -89,6 +100,8 @@ def comparable(doc: TaskDoc) -> str:
     doc.front.id = doc.front.created = doc.front.updated = ""
     for source in doc.sources:
         source.accessed = source.sha256 = ""  # the archive header records the fetch time
+    for question in doc.questions:
+        question.asked = ""
     return render_task_md(doc)
 
 
@@ -118,20 +131,22 @@ def test_sigkill_during_execute_then_resume_redoes_nothing_finished(
         folder.mkdir()
         write_workspace_config(folder, concurrency=2)
     question = ["-p", "What are the four index values?"]
-    scenario = {"planner": FOUR_TASKS, "executor": LATENCY, "page_base": pages.base_url}
+    opened, release = tmp_path / "open", tmp_path / "release"
+    opened.touch()
+    scenario = {"planner": FOUR_TASKS, "page_base": pages.base_url}
     ref_scenario = write_scenario(
-        tmp_path / "ref.yaml", {**scenario, "calls_log": str(tmp_path / "ref.jsonl")}
+        tmp_path / "ref.yaml",
+        {**scenario, "executor": in_order(opened), "calls_log": str(tmp_path / "ref.jsonl")},
     )
-    proc = run_cli(
+    # The reference only has to exist: it runs in this process (tests/inprocess.py).
+    proc = run_in_process(
         [*question, "-o", str(reference)], {**clean_env, "FAKE_AGENT_SCENARIO": str(ref_scenario)}, tmp_path
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
     log = tmp_path / "calls.jsonl"
-    env = {
-        **clean_env,
-        "FAKE_AGENT_SCENARIO": str(write_scenario(tmp_path / "s.yaml", {**scenario, "calls_log": str(log)})),
-    }
+    ours = {**scenario, "executor": in_order(release), "calls_log": str(log)}
+    env = {**clean_env, "FAKE_AGENT_SCENARIO": str(write_scenario(tmp_path / "s.yaml", ours))}
     first = start_cli([*question, "-o", str(work)], env, tmp_path)
 
     def two_done_two_running() -> bool:
@@ -140,9 +155,11 @@ def test_sigkill_during_execute_then_resume_redoes_nothing_finished(
         return states.count(TaskStatus.DONE) == 2 and states.count(TaskStatus.RUNNING) == 2
 
     wait_for(two_done_two_running)
+    wait_for(lambda: {"E3", "E4"} <= set(started(work)))  # both agents started: blocked at `release`
     first.send_signal(signal.SIGKILL)
     first.wait(timeout=10)
     kill_agents(work)
+    release.touch()
 
     second = run_cli([*question, "-o", str(work)], env, tmp_path)
     assert second.returncode == 0, second.stdout + second.stderr
@@ -152,11 +169,11 @@ def test_sigkill_during_execute_then_resume_redoes_nothing_finished(
     done = calls(log, work)
     once = ("planner", "supervisor", "E1", "E2", "reflector", "synthesizer")
     assert {k: done[k] for k in once} == dict.fromkeys(once, 1), done
-    assert done["E3"] in (1, 2) and done["E4"] in (1, 2)  # killed mid-call: its file may have been written
+    assert done["E3"] == done["E4"] == 1  # killed before they wrote anything: they finished once
     runs = started(work)
     assert runs["planner"] == runs["E1"] == runs["E2"] == 1, runs
-    # E3 and E4 were killed (or about to start) and ran again to the end in the second run.
-    assert runs["E3"] in (1, 2) and runs["E4"] in (1, 2) and runs["E3"] + runs["E4"] >= 3, runs
+    # E3 and E4 were killed while running and ran again to the end in the second run.
+    assert runs["E3"] == runs["E4"] == 2, runs
 
     final, expected = load(work), load(reference)
     assert final is not None and expected is not None
@@ -174,12 +191,13 @@ def _add_task_row(work: Path, row: str) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def _two_rounds(pages: PageServer, log: Path) -> dict[str, object]:
+def _two_rounds(pages: PageServer, log: Path, edited: Path) -> dict[str, object]:
+    """Two rounds; the reflector waits for `edited` (the test's edit of task.md) before answering."""
     return {
         "page_base": pages.base_url,
         "calls_log": str(log),
         "reflector": {
-            "sleep": 2.0,
+            "wait_for": str(edited),
             "rounds": {1: {"score": 5, "knowledge_gaps": ["gamma index"], "recommendation": "continue"}},
         },
     }
@@ -196,14 +214,15 @@ def test_a_task_added_by_hand_between_rounds_is_executed(
     work = tmp_path / "ws"
     work.mkdir()
     write_workspace_config(work)
-    log = tmp_path / "calls.jsonl"
+    log, edited = tmp_path / "calls.jsonl", tmp_path / "edited"
     env = {
         **clean_env,
-        "FAKE_AGENT_SCENARIO": str(write_scenario(tmp_path / "s.yaml", _two_rounds(pages, log))),
+        "FAKE_AGENT_SCENARIO": str(write_scenario(tmp_path / "s.yaml", _two_rounds(pages, log, edited))),
     }
     run = start_cli(["-p", "Index values, in two rounds", "-o", str(work)], env, tmp_path)
     wait_for(lambda: _reflecting(work))
     _add_task_row(work, "| E7 | Research the delta index by hand | D1 | high | - | pending | 2 |")
+    edited.touch()
     out, err = run.communicate(timeout=120)
     assert run.returncode == 0, out + err
     assert "picked up your edit of task.md" in out
@@ -221,15 +240,16 @@ def test_an_invalid_edit_pauses_the_run_and_a_fix_resumes_it(
     work = tmp_path / "ws"
     work.mkdir()
     write_workspace_config(work)
-    log = tmp_path / "calls.jsonl"
+    log, edited = tmp_path / "calls.jsonl", tmp_path / "edited"
     env = {
         **clean_env,
-        "FAKE_AGENT_SCENARIO": str(write_scenario(tmp_path / "s.yaml", _two_rounds(pages, log))),
+        "FAKE_AGENT_SCENARIO": str(write_scenario(tmp_path / "s.yaml", _two_rounds(pages, log, edited))),
     }
     args = ["-p", "Index values, edited badly", "-o", str(work)]
     run = start_cli(args, env, tmp_path)
     wait_for(lambda: _reflecting(work))
     _add_task_row(work, "| E7 | Research delta | D1 | high | E99 | pending | 2 |")
+    edited.touch()
     out, err = run.communicate(timeout=120)
     assert run.returncode == 4, out + err
     line = (work / "task.md").read_text().splitlines().index(
@@ -292,9 +312,12 @@ def test_sigkill_mid_batch_then_resume_repeats_no_finished_batch_and_leaves_no_a
     tmp_path: Path, clean_env: dict[str, str], pages: PageServer
 ) -> None:
     # E1 runs its batches inside one call: batches 1-4 find new pages, 5 and 6 only restate, then it
-    # is saturated. Each batch takes a while in the middle. E2 is quick and done before the kill.
+    # is saturated. Its first call stops in the middle of batch 3 (after its archive) until killed.
+    # E2 is quick and done before the kill.
     two = {**FOUR_TASKS, "tasks": FOUR_TASKS["tasks"][:2]}
-    executor = {"E1": {"finds": 4, "restates": True, "batch_sleep": 1.0}}
+    executor = {
+        "E1": {"finds": 4, "restates": True, "hang_at_batch": 3, "calls": {2: {"hang_at_batch": None}}}
+    }
     work = tmp_path / "ws"
     work.mkdir()
     settings = {"max_batches": None, "min_tier1_sources": 1, "analysis": "never", "max_figures": 0}
@@ -306,6 +329,7 @@ def test_sigkill_mid_batch_then_resume_repeats_no_finished_batch_and_leaves_no_a
     env = {**clean_env, "FAKE_AGENT_SCENARIO": str(write_scenario(tmp_path / "s.yaml", scenario))}
     first = start_cli([*question, "-o", str(work)], env, tmp_path)
     wait_for(lambda: [b["batch"] for b in _lines(batches_log) if b["task"] == "E1"] == [1, 2])
+    wait_for(lambda: (doc := load(work)) is not None and doc.task("E2").status is TaskStatus.DONE)
     killed = fake_agent_pids(work)
     assert killed, "E1's agent is in the middle of batch 3"
     first.send_signal(signal.SIGKILL)

@@ -8,6 +8,7 @@ from deepresearch.contracts.verify import parse_verdicts
 from deepresearch.core.budget import Budget
 from deepresearch.core.config import Config, apply_layer
 from deepresearch.core.roles import Role
+from deepresearch.core.spendplan import Stage
 from deepresearch.core.workspace import Workspace
 from deepresearch.evidence.support import SupportStore
 from deepresearch.pipeline.prompts import render_prompt
@@ -15,7 +16,7 @@ from deepresearch.pipeline.verify import Item
 from deepresearch.state.model import Support
 from deepresearch.state.store import StateStore
 from tests.helpers import PageServer, write_scenario, write_workspace_config
-from tests.pipeline.test_end_to_end import run_cli
+from tests.inprocess import run_in_process
 from tests.scripted_roles import verifier_output
 
 ITEMS = [
@@ -72,13 +73,14 @@ def test_a_verifier_call_is_started_only_within_the_budget(tmp_path: Path) -> No
     def budget(**settings: object) -> Budget:
         return Budget(workspace, apply_layer(Config(), settings, "test"))
 
-    assert budget().spare_call_reason(keep=2) is None
-    assert budget(max_agent_calls=8).spare_call_reason(keep=2) is None  # 5 used + 1 + 2 kept
-    assert budget(max_agent_calls=7).spare_call_reason(keep=2) == (
-        "agent call budget (5 of 7 used, 2 kept for what follows)"
+    assert budget().refusal(extra=2) is None
+    assert budget(max_agent_calls=8).refusal(extra=2) is None  # 5 used + 1 + 2 kept
+    assert (
+        budget(max_agent_calls=7).refusal(extra=2)
+        == "agent call budget (5 of 7 used, 2 kept for what follows)"
     )
-    assert budget(max_cost_usd=2.5).spare_call_reason() == "cost budget spent ($2.50 of $2.50)"
-    assert budget(max_searches=0).spare_call_reason() is None  # the verifier does not search
+    assert budget(max_cost_usd=2.5).refusal() == "cost budget spent ($2.50 of $2.50)"
+    assert budget(max_cost_usd=2.5).refusal(Stage.SYNTHESIS) is None  # the report's own call: calls only
 
 
 def _run(
@@ -93,7 +95,7 @@ def _run(
             write_scenario(tmp_path / "s.yaml", {**scenario, "page_base": pages.base_url})
         ),
     }
-    proc = run_cli(["-p", "How did the E1 and E2 indices develop?", "-o", str(work)], env, tmp_path)
+    proc = run_in_process(["-p", "How did the E1 and E2 indices develop?", "-o", str(work)], env, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return work
 

@@ -37,7 +37,7 @@ def test_failing_report_lists_each_violation_and_keeps_the_report(workdir: Path,
     (workdir / "report.md").write_text(FAILING, encoding="utf-8")
     result = deepresearch(clean_env, "check", workdir)
     assert result.returncode == ExitCode.CHECK_FAILED, result.stderr
-    line = len(CLEAN_EN.splitlines()) + 2
+    line = len(CLEAN_EN.splitlines()) + 2 + 2  # below the notice code puts after the title
     assert [row.split(": ", 2)[:2] for row in result.stdout.splitlines()] == [
         [f"report.md:{line}", "bare_url"],
         [f"report.md:{line}", "density"],
@@ -45,9 +45,13 @@ def test_failing_report_lists_each_violation_and_keeps_the_report(workdir: Path,
     ]
     assert "report.md failed verification: 3 problems" in result.stderr
     final = (workdir / "report.md").read_text(encoding="utf-8")
-    assert final.startswith(FAILING.rstrip() + "\n\n## References\n")
+    title, rest = FAILING.split("\n", 1)
+    assert final.startswith(
+        f"{title}\n\n> **deepresearch: this report did not pass verification.** 3 problems"
+    )
+    assert f"{rest.rstrip()}\n\n## References\n" in final
     assert f"- Line {line} · unknown_source · \\[S99\\] is not a registered source" in final
-    assert final.splitlines()[line - 1] == FAILING.splitlines()[line - 1]  # the lines named are right
+    assert final.splitlines()[line - 1] == FAILING.splitlines()[line - 3]  # the lines named are right
     assert "Sales will triple" in (workdir / "report.html").read_text(encoding="utf-8")
     assert json.loads((workdir / "knowledge.json").read_text(encoding="utf-8"))["schema_version"] == 1
     again = deepresearch(clean_env, "check", workdir)
@@ -92,7 +96,7 @@ def test_current_folder_is_the_default(workdir: Path, clean_env: dict) -> None:
 def test_missing_files_are_usage_errors(run: Run, clean_env: dict) -> None:
     result = deepresearch(clean_env, "check", run.root)
     assert result.returncode == ExitCode.USAGE
-    assert "no task.md in" in result.stderr
+    assert "no run in" in result.stderr and "(no task.md)" in result.stderr
     (run.root / "task.md").write_text(render_task_md(run.doc), encoding="utf-8")
     result = deepresearch(clean_env, "check", run.root)
     assert result.returncode == ExitCode.USAGE
@@ -121,3 +125,17 @@ def test_pdf_flag(workdir: Path, clean_env: dict) -> None:
         skip_without_browser(result.stderr.strip())
     assert result.returncode == 0, result.stderr
     assert (workdir / "report.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_explain_names_each_number_at_its_line_in_a_failing_report(workdir: Path, clean_env: dict) -> None:
+    wrong = CLEAN_EN.replace("17 million were sold in 2024", "19 million were sold in 2024")
+    assert wrong != CLEAN_EN
+    (workdir / "report.md").write_text(wrong, encoding="utf-8")
+    result = deepresearch(clean_env, "check", "--explain", workdir)
+    assert result.returncode == ExitCode.CHECK_FAILED, result.stderr
+    final = (workdir / "report.md").read_text(encoding="utf-8").splitlines()
+    explained = [row for row in result.stdout.splitlines() if " 19 million " in row and "NOT grounded" in row]
+    assert explained, result.stdout
+    line = int(explained[0].split(":")[1])
+    assert "19 million were sold" in final[line - 1]  # the line the failing report has, banner and all
+    assert f"report.md:{line}: ungrounded_number" in result.stdout

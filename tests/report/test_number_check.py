@@ -87,6 +87,8 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("two lists, the second swapped",
      "In 2024-2025 the fleet held 3.4 and 4.8 GW and 11.5 and 7.6 GWh [S01].", ["11.5", "7.6 GWh"]),
     ("a change stated only as a level", "The fleet grew by 4.8 GW in 2025 [S01].", ["4.8 GW"]),
+    ("'add that' reports, it states no change",
+     "Supporters would add that the fleet held 4.8 GW at end-2025 [S01].", []),
     ("the sentence before, referred to",
      "The fleet grew from 3.4 GW at end-2024 to 4.8 GW at end-2025 [S01]. That is a growth of 41% [S01].", []),
     ("a round's year", "Round 2 awarded 0.9 GW in May 2024 [S04].", []),

@@ -72,6 +72,7 @@ def test_statistics(run: Run) -> None:
         "Median source age (cited)": "6 months",
         "Median source age (all)": "5 months",
         "Claims supported": "not checked (the verifier has not run)",
+        "Languages searched": "language unknown: 7 sources (5 cited)",  # no plan, no search log
     }
 
 
@@ -107,9 +108,14 @@ def test_finalize_strips_agent_sections_and_is_idempotent(run: Run) -> None:
     once = finalize_report(agent, run.doc, run.root, violations)
     assert finalize_report(once, run.doc, run.root, violations) == once
     assert "made-up.example" not in once and "junk" not in once
-    assert once.startswith(CLEAN_ZH.rstrip() + "\n\n## References\n")
+    # The notice follows the title; the violation's line moves with the text below it.
+    title, rest = CLEAN_ZH.split("\n", 1)
+    notice = "> **deepresearch: this report did not pass verification.** 1 problem remains"
+    assert once.startswith(f"{title}\n\n{notice}")
+    assert f"{rest.rstrip()}\n\n## References\n" in once
     assert once.count("## References") == 1 and once.count("## Verification") == 1
-    assert once.endswith("- Line 3 · density · needs \\[S01\\] \\*now\\*\n")
+    assert once.endswith("- Line 5 · density · needs \\[S01\\] \\*now\\*\n")
+    assert once.splitlines()[4] == CLEAN_ZH.splitlines()[2]
 
 
 def test_finalize_without_violations_has_no_verification_section(run: Run) -> None:

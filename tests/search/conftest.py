@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
 
+from tests.inprocess import run_in_process
 from tests.search.search_mock_server import KEY_VARS, PROVIDERS, MockProviders, closed_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -59,16 +59,11 @@ RunCli = Callable[..., subprocess.CompletedProcess[str]]
 
 @pytest.fixture
 def run_cli(cli_env: dict[str, str], tmp_path: Path) -> RunCli:
-    """Run the real `python -m deepresearch ARGS` (env: `cli_env` plus `extra_env`; cwd: tmp_path)."""
+    """Run `deepresearch ARGS` (env: `cli_env` plus `extra_env`; cwd: tmp_path) through the command's
+    entry point in this process (tests/inprocess.py); the tests that need processes (several at
+    once, an agent's tool script) start them themselves."""
 
     def run(*args: str, extra_env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "deepresearch", *args],
-            env={**cli_env, **(extra_env or {})},
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        return run_in_process(list(args), {**cli_env, **(extra_env or {})}, tmp_path)
 
     return run

@@ -72,7 +72,7 @@ def test_no_provider_answering_names_each_failure_and_the_keys(
     server.script("duckduckgo", "429")
     without = {"TAVILY_API_KEY": "", "EXA_API_KEY": "", "BRAVE_API_KEY": ""}
     done = run_cli("search", "anything", extra_env=without)
-    assert done.returncode == ExitCode.FAILURE
+    assert done.returncode == ExitCode.NETWORK
     assert "no search provider answered for 'anything'" in done.stderr
     assert "serper: server error (HTTP 500" in done.stderr
     assert "duckduckgo: rate limited (HTTP 429)" in done.stderr
@@ -106,11 +106,24 @@ def test_bad_arguments_are_usage_errors(server: MockProviders, run_cli: RunCli) 
     assert server.total_hits() == 0
 
 
-def lock_waiters(path: Path) -> int:
-    """How many processes are blocked in flock() on `path` (Linux /proc/locks)."""
-    inode = path.stat().st_ino
-    lines = Path("/proc/locks").read_text().splitlines()
-    return sum(1 for line in lines if "->" in line and line.split()[6].endswith(f":{inode}"))
+def lock_waiters(path: Path, procs: list[subprocess.Popen[bytes]]) -> int:
+    """How many of `procs` have `path` open: waiting for its lock, which the test holds (file_lock
+    polls for a lock, so a waiter has the file open without being blocked in flock())."""
+    waiting = 0
+    for proc in procs:
+        try:
+            fds = list(Path(f"/proc/{proc.pid}/fd").iterdir())
+        except OSError:
+            continue
+        waiting += any(_points_at(fd, path) for fd in fds)
+    return waiting
+
+
+def _points_at(fd: Path, path: Path) -> bool:
+    try:
+        return fd.readlink() == path
+    except OSError:
+        return False
 
 
 def test_concurrent_searches_never_exceed_the_budget(
@@ -118,8 +131,8 @@ def test_concurrent_searches_never_exceed_the_budget(
 ) -> None:
     env = {**cli_env, "DEEPRESEARCH_MAX_SEARCHES": "2"}
     argv = [sys.executable, "-m", "deepresearch", "search", "-k", "2", "--workdir", str(tmp_path)]
-    lock = tmp_path / ".deepresearch" / "searches.lock"
-    lock.parent.mkdir()
+    lock = tmp_path / ".deepresearch" / "locks" / "searches.lock"
+    lock.parent.mkdir(parents=True)
     with lock.open("a+b") as held:
         # Hold the budget lock so that all four processes reach it and then contend at the same moment.
         fcntl.flock(held.fileno(), fcntl.LOCK_EX)
@@ -128,10 +141,10 @@ def test_concurrent_searches_never_exceed_the_budget(
             for i in range(4)
         ]
         for _ in range(600):
-            if lock_waiters(lock) == len(procs) or any(p.poll() is not None for p in procs):
+            if lock_waiters(lock, procs) == len(procs) or any(p.poll() is not None for p in procs):
                 break
             time.sleep(0.05)
-        assert lock_waiters(lock) == len(procs)
+        assert lock_waiters(lock, procs) == len(procs)
         fcntl.flock(held.fileno(), fcntl.LOCK_UN)
     codes = sorted(p.wait(timeout=60) for p in procs)
     for proc in procs:

@@ -45,6 +45,7 @@ def test_a_search_is_logged_counted_and_cached(server: MockProviders, tmp_path: 
         "snippet": "about 1",
         "time": "2026-11-21T09:30:00+00:00",
         "cached": False,
+        "language": "",  # two words that are no language's own
     }
 
 

@@ -25,7 +25,7 @@ import yaml
 from deepresearch.core.workspace import Workspace
 from deepresearch.state.model import RunStatus
 from deepresearch.state.store import StateStore
-from tests.helpers import FAKE_AGENT, PageServer, skip_without_sandbox
+from tests.helpers import FAKE_AGENT, FAKE_AGENT_ENV, LOCAL_HOSTS, PageServer, skip_without_sandbox
 
 ATTACKER = Path(__file__).with_name("attacker.sh")
 SECRET = "serper-secret-never-in-agents"
@@ -91,6 +91,8 @@ def test_a_rule_less_agent_in_bubblewrap_cannot_reach_secrets_or_state(
             "{workdir}",
         ],
         "sandbox": "bwrap",
+        "agent_env": [*FAKE_AGENT_ENV, "ATTACK_*"],  # what the attacker script reads (and nothing else)
+        "allow_private_hosts": LOCAL_HOSTS,
         "concurrency": 1,
         "max_batches": 1,
         "retries": 0,

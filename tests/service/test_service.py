@@ -32,7 +32,7 @@ from deepresearch.service.client import ServiceUnreachable, ToolClient
 from deepresearch.service.protocol import Caller, ProtocolError, ToolRequest, read_answer
 from deepresearch.service.server import ToolService
 from deepresearch.sources.registry import SourceRegistry
-from tests.helpers import REPO, skip_without_browser
+from tests.helpers import LOCAL_HOSTS, REPO, skip_without_browser
 from tests.search.search_mock_server import MockProviders
 
 BODY = """<!doctype html><html><head><meta charset="utf-8"><title>Page {n}</title></head>
@@ -117,6 +117,7 @@ def agent_env(tmp_path: Path) -> dict[str, str]:
 def workspace_at(root: Path, **settings: object) -> tuple[Workspace, Config]:
     workspace = Workspace(root)
     workspace.ensure()
+    settings.setdefault("allow_private_hosts", LOCAL_HOSTS)  # the pages are served on 127.0.0.1
     lines = "".join(f"{key}: {json.dumps(value)}\n" for key, value in settings.items())
     (root / "deepresearch.yaml").write_text(lines, encoding="utf-8")
     return workspace, load_config(root, {"HOME": str(root)})
@@ -158,6 +159,8 @@ def test_concurrent_archives_from_several_executors_share_one_browser(
 ) -> None:
     workspace, config = workspace_at(tmp_path / "run", archive_timeout=20)
     with SlowPages(delay=0.4) as pages, service_for(workspace, config) as service:
+        service.warm_browser()  # the execute phase starts: Chromium launches in the background, once
+        service.warm_browser()
         # Four executors at once, three pages each, as four separate agent processes.
         jobs = {f"E{t}": [pages.url(3 * t + i) for i in range(3)] for t in range(1, 5)}
         with ThreadPoolExecutor(max_workers=4) as pool:
@@ -322,6 +325,7 @@ def test_search_runs_in_the_service_with_keys_the_agent_never_holds(
             spent = tool("search", ["other query"], agent_env, workspace, workspace.tool_socket, "E3")
             alone = tool("search", ["other query"], agent_env, workspace, None)
             assert service.healthy()
+            assert service.browser_launches == 0  # a service that only searches starts no Chromium
     assert found.returncode == 0, found.stderr
     assert [r["provider"] for r in json.loads(found.stdout)] == ["serper", "serper"]
     assert "searches used: 1 of 1" in found.stderr
@@ -394,6 +398,40 @@ def test_a_workspace_deeper_than_a_socket_path_allows_still_gets_its_service(
         proc = tool("archive", ["--json", pages.url(5)], agent_env, workspace, workspace.tool_socket)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)[0]["status"] == "archived"
+
+
+def test_the_self_check_goes_through_the_service_to_the_runs_checker(
+    tmp_path: Path, agent_env: dict[str, str]
+) -> None:
+    workspace, config = workspace_at(tmp_path / "run")
+    asked: list[tuple[str, str]] = []
+
+    def checker(task: str, call: str) -> dict[str, object]:
+        asked.append((task, call))
+        problems = (
+            ["logs/E1_result.md:7: ungrounded_number: facts item 1 states 9.9"] if len(asked) == 1 else []
+        )
+        return {"file": "logs/E1_result.md", "problems": problems, "notes": ["batch 1: new: values"]}
+
+    with service_for(workspace, config) as service:
+        first = tool("check", [], agent_env, workspace, workspace.tool_socket, task="E1")
+        service.checker = checker
+        second = tool("check", [], agent_env, workspace, workspace.tool_socket, task="E1")
+        third = tool("check", [], agent_env, workspace, workspace.tool_socket, task="E1")
+    assert first.returncode == ExitCode.USAGE and "the self-check runs only during a run" in first.stderr
+    assert second.returncode == ExitCode.CHECK_FAILED, second.stderr
+    assert second.stdout.splitlines() == [
+        "logs/E1_result.md:7: ungrounded_number: facts item 1 states 9.9",
+        "batch 1: new: values",
+    ]
+    assert "1 problem in logs/E1_result.md" in second.stderr
+    assert third.returncode == 0 and third.stdout.splitlines()[-1] == "no problems in logs/E1_result.md"
+    assert asked == [("E1", "E1"), ("E1", "E1")]
+    checks = [entry for entry in tools_log(workspace) if entry.get("op") == "check"]
+    assert [(c["ok"], c.get("problems")) for c in checks] == [(False, None), (True, 1), (True, 0)]
+    # Outside a run's agent there is no service to ask.
+    alone = tool("check", [], agent_env, workspace, None, task="E1")
+    assert alone.returncode == ExitCode.SERVICE and "only inside an agent of a run" in alone.stderr
 
 
 @pytest.fixture(autouse=True)

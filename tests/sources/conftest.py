@@ -14,7 +14,7 @@ from deepresearch.core.config import Config
 from deepresearch.core.workspace import Workspace
 from deepresearch.sources.archive import Archiver
 from deepresearch.sources.record import SourceRecord
-from tests.helpers import skip_without_browser
+from tests.helpers import LOCAL_HOSTS, LOCAL_HOSTS_ENV, skip_without_browser
 from tests.sources.site import TestSite
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,7 +25,7 @@ MAX_BYTES = 200_000  # the /big page is ~280 KB
 SITE_PATHS = (
     "/article", "/js", "/report.pdf", "/download", "/binary", "/image.png", "/notes.txt", "/start",
     "/loop-a", "/missing", "/broken", "/slow", "/cp1251", "/sjis", "/login", "/captcha", "/injection",
-    "/big", "/mirror", "/article?utm_source=newsletter#top", "/members",
+    "/big", "/mirror", "/article?utm_source=newsletter#top", "/members", "/timer", "/restless",
 )  # fmt: skip
 
 
@@ -40,7 +40,11 @@ class SiteRun:
 
 def make_config(**overrides: object) -> Config:
     """A Config with short timeouts and a small size cap."""
-    settings: dict[str, object] = {"archive_timeout": TIMEOUT, "archive_max_bytes": MAX_BYTES}
+    settings: dict[str, object] = {
+        "archive_timeout": TIMEOUT,
+        "archive_max_bytes": MAX_BYTES,
+        "allow_private_hosts": LOCAL_HOSTS,  # the test site is on 127.0.0.1
+    }
     settings.update(overrides)
     return Config(**settings)  # type: ignore[arg-type]
 
@@ -86,6 +90,7 @@ def cli_env(tmp_path: Path) -> dict[str, str]:
     env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg")
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     env["DEEPRESEARCH_ARCHIVE_TIMEOUT"] = str(TIMEOUT)
+    env[LOCAL_HOSTS_ENV] = " ".join(LOCAL_HOSTS)
     return env
 
 

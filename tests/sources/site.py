@@ -6,6 +6,7 @@ import contextlib
 import http.server
 import json
 import threading
+import time
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
@@ -85,6 +86,37 @@ JS_PAGE = page(
     "  .then(r => r.json()).then(d => { document.getElementById('later').textContent = d.text; }), 100));"
     "</script>",
 )
+TIMER_TEXT = "The dashboard shows 4,812 megawatts of installed capacity, filled in by a timer."
+TICK_TEXT = "The ticker reads 37 new connections this week, written on the first tick of an interval."
+RESTLESS_TEXT = "This page keeps changing a counter forever; its text is here from the start."
+# A dashboard filled by timers alone, with no request after "load": a settle that only watches the
+# network would take the "Loading…" placeholders.
+TIMER_PAGE = page(
+    "Dashboard",
+    '<article><h1>Dashboard</h1><p id="a">Loading…</p><p id="b">Loading…</p>'
+    f"<p>{FILLER[0]}</p><p>{FILLER[1]}</p></article><script>"
+    f"setTimeout(() => {{ document.getElementById('a').textContent = '{TIMER_TEXT}'; }}, 400);"
+    "const tick = setInterval(() => { document.getElementById('b').textContent = "
+    f"'{TICK_TEXT}'; clearInterval(tick); }}, 300);"
+    "</script>",
+)
+# Never at rest: a counter changes every 20 ms for as long as the page is open, and a long poll is
+# always open (each answered after POLL_SECONDS, then asked again), so the page is busy whatever the
+# machine's load (a stalled renderer can skip a tick; an open request stays open).
+POLL_SECONDS = 2.5
+RESTLESS_PAGE = page(
+    "Restless",
+    f'<article><h1>Restless</h1><p>{RESTLESS_TEXT}</p><p>{FILLER[0]}</p><p id="n">0</p></article>'
+    "<script>let n = 0; setInterval(() => { document.getElementById('n').textContent = ++n; }, 20);"
+    "const poll = () => fetch('/long-poll').then(() => poll(), () => {}); poll();</script>",
+)
+
+
+def _long_poll(_request: object) -> Response:
+    time.sleep(POLL_SECONDS)
+    return 200, {"Content-Type": "application/json"}, b"{}"
+
+
 LOGIN = page(
     "Sign in to continue",
     '<form><h1>Sign in</h1><input name="user"><input type="password" name="pw">'
@@ -191,6 +223,9 @@ class TestSite:
             "/article": lambda r: _html(ARTICLE),
             "/mirror": lambda r: _html(ARTICLE),
             "/js": lambda r: _html(JS_PAGE),
+            "/timer": lambda r: _html(TIMER_PAGE),
+            "/restless": lambda r: _html(RESTLESS_PAGE),
+            "/long-poll": _long_poll,
             "/js-data": lambda r: (200, {"Content-Type": "application/json"}, data),
             "/report.pdf": lambda r: (200, {"Content-Type": "application/pdf"}, pdf),
             "/download": lambda r: (200, {"Content-Type": "application/octet-stream"}, other_pdf),

@@ -51,6 +51,7 @@ def test_verify_quote_for_and_record_to_source(
         authority=0.5,
         archive="assets/web/S01-127-0-0-1.md",
         sha256=record.sha256,
+        language="en",  # detected from the archived text
     )
 
 

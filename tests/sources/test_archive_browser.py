@@ -8,6 +8,7 @@ import pytest
 
 from deepresearch.sources.record import FAILED
 from deepresearch.sources.registry import SourceRegistry
+from tests.helpers import skip_without_browser
 from tests.sources.conftest import SiteRun
 from tests.sources.site import (
     ARTICLE_TEXT,
@@ -16,6 +17,9 @@ from tests.sources.site import (
     JAPANESE,
     JS_TEXT,
     PDF_LINES,
+    RESTLESS_TEXT,
+    TICK_TEXT,
+    TIMER_TEXT,
     XHR_TEXT,
     TestSite,
 )
@@ -51,6 +55,43 @@ def test_text_written_by_javascript_is_archived(browser_run: SiteRun) -> None:
     text = _text(browser_run, "/js")
     assert JS_TEXT in text  # only a browser that ran the page's script has this
     assert XHR_TEXT in text  # arrived by fetch() after load: the archiver waits for the network
+
+
+def test_a_page_filled_by_timers_is_archived_with_its_values(browser_run: SiteRun) -> None:
+    text = _text(browser_run, "/timer")
+    assert TIMER_TEXT in text and TICK_TEXT in text  # no request after load: the timers were waited for
+    assert "Loading" not in text
+
+
+def test_a_page_that_never_rests_is_taken_as_it_is(browser_run: SiteRun) -> None:
+    assert RESTLESS_TEXT in _text(browser_run, "/restless")  # archived after the settle limit, not hung
+
+
+def test_settle_follows_what_the_page_does(site: TestSite) -> None:
+    """A static page settles soon after load; a page busy for ever only at the limit."""
+    import asyncio
+
+    from deepresearch.sources.browser import Browser, BrowserOptions, BrowserUnavailable
+    from deepresearch.sources.settle import MAX_SETTLE_SECONDS, QUIET_SECONDS
+
+    async def timings() -> dict[str, float]:
+        browser = Browser(BrowserOptions(pool_size=1))
+        try:
+            await browser.start()
+        except BrowserUnavailable as exc:
+            skip_without_browser(str(exc))
+        try:
+            return {
+                path: (await browser.fetch(site.url(path))).settled
+                for path in ("/article", "/restless", "/timer")
+            }
+        finally:
+            await browser.close()
+
+    settled = asyncio.run(timings())
+    assert settled["/article"] < 6 * QUIET_SECONDS  # not a fixed window: the page was at rest
+    assert settled["/timer"] >= 0.3  # waited for the timers (due at 0.3 s and 0.4 s)
+    assert settled["/restless"] >= MAX_SETTLE_SECONDS
 
 
 def test_pdf_saved_with_its_text(browser_run: SiteRun) -> None:
@@ -134,7 +175,8 @@ def test_same_page_twice_keeps_one_id(browser_run: SiteRun) -> None:
 
 def test_every_archived_source_has_a_distinct_id_and_files(browser_run: SiteRun) -> None:
     archived = SourceRegistry(browser_run.workspace).archived()
-    assert len(archived) == 9  # article, js, 2 PDFs, text, redirect target, 2 charsets, injection
+    # article, js, 2 PDFs, text, redirect target, 2 charsets, injection, timer, restless
+    assert len(archived) == 11
     for record in archived:
         assert (browser_run.workspace.root / record.archive).is_file()
         assert record.archive.split("/")[-1].startswith(record.id + "-")

@@ -16,6 +16,7 @@ from deepresearch.sources.injection import SUSPICIOUS, scan
 from deepresearch.sources.registry import SourceRegistry
 from deepresearch.state.merge import merge_task_result
 from deepresearch.state.model import FrontMatter, Source, Task, TaskDoc
+from tests.helpers import LOCAL_HOSTS
 from tests.sources.site import TestSite
 
 
@@ -71,7 +72,9 @@ def test_an_archived_page_that_addresses_agents_is_flagged_everywhere_it_goes(tm
     workspace.ensure()
     site = TestSite().start()
     try:
-        config = Config(chromium_path=str(tmp_path / "no-chromium"), archive_timeout=5)
+        config = Config(
+            chromium_path=str(tmp_path / "no-chromium"), archive_timeout=5, allow_private_hosts=LOCAL_HOSTS
+        )
         with Archiver(workspace, config) as archiver:
             injected, plain = archiver.archive_many([site.url("/injection"), site.url("/article")])
     finally:

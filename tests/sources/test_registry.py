@@ -6,11 +6,14 @@ import json
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
+
+import pytest
 
 from deepresearch.core.workspace import Workspace
+from deepresearch.sources.copies import CopyProbe, sketch
 from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.registry import SourceRegistry, task_md_source_ids
+from tests.evidence_site import ARTICLE, SYNDICATION
 from tests.sources.conftest import REPO
 
 
@@ -104,14 +107,105 @@ def test_failures_are_recorded_and_can_be_retried(workspace: Workspace) -> None:
     assert register(registry, "https://example.org/x").id == "S01"
 
 
-def test_a_line_cut_short_by_a_killed_process_is_skipped(workspace: Workspace) -> None:
+def _legacy_lines() -> list[dict[str, object]]:
+    """What a workspace made before the database holds in sources.jsonl."""
+    first = SourceRecord(
+        url="https://a.example/1", id="S01", final_url="https://a.example/one", task="E1", batch=1
+    )
+    second = SourceRecord(
+        url="https://b.example/2", id="S02", content_sha256="hash-2", published="2024-01-01"
+    )
+    failed = SourceRecord.failure("https://c.example/3", "timeout", "too slow", task="E1", batch=2)
+    return [
+        first.to_dict(),
+        {"alias": "https://mirror.example/1", "id": "S01"},
+        {"use": "https://a.example/1", "id": "S01", "task": "E2", "batch": 3, "time": "2025-01-01T00:00:00Z"},
+        failed.to_dict(),
+        second.to_dict(),
+        {"copy": "S01", "of": "S02"},
+        {**first.to_dict(), "url": "https://a.example/again"},  # a second record of S01: never written
+    ]
+
+
+def test_an_older_workspace_registry_is_migrated_on_first_open(workspace: Workspace) -> None:
+    text = "\n\n".join(ARTICLE)
+    legacy = workspace.private / "sources.jsonl"
+    lines = "".join(json.dumps(d) + "\n" for d in _legacy_lines()) + '{"url": "https://x.example/", "id": "S0'
+    legacy.write_text(lines, encoding="utf-8")  # the last line was cut short by a killed process
+    sketches = workspace.private / "sketches.jsonl"
+    sketches.write_text(json.dumps({"id": "S02", **sketch(text).to_dict()}) + "\n", encoding="utf-8")
+
+    def view(registry: SourceRegistry) -> object:
+        alias = registry.lookup("https://mirror.example/1")
+        return (
+            [(r.id, r.status, r.copy_of) for r in registry.records()],
+            alias.id if alias else None,
+            [(u.source_id, u.task, u.batch, u.ok) for u in registry.uses("E1") + registry.uses("E2")],
+            registry.lookup_content("hash-2") == registry.get("S02"),
+        )
+
+    expected = (
+        [("S01", "archived", "S02"), ("", "failed", ""), ("S02", "archived", "")],
+        "S01",
+        [("S01", "E1", 1, True), ("", "E1", 2, False), ("S01", "E1", 1, True), ("S01", "E2", 3, True)],
+        True,
+    )
+    assert view(SourceRegistry(workspace, read_only=True)) == expected  # `status`: read, not migrated
+    assert not workspace.source_registry.exists()
     registry = SourceRegistry(workspace)
-    register(registry, "https://example.org/1")
-    with open(registry.path, "a", encoding="utf-8") as handle:
-        handle.write('{"url": "https://example.org/half", "id": "S0')
-    assert register(registry, "https://example.org/2").id == "S02"
-    lines = registry.path.read_text(encoding="utf-8").splitlines()
-    assert json.loads(lines[-1])["id"] == "S02"
+    assert view(registry) == expected and workspace.source_registry.is_file()
+    assert legacy.read_text(encoding="utf-8") == lines  # kept as it was
+    copy, new = registry.register(
+        "https://d.example/4", "https://d.example/4", "hash-4",
+        lambda sid: SourceRecord(url="https://d.example/4", id=sid, published="2024-06-01"),
+        CopyProbe(f"{text}\n\n{SYNDICATION}", 0.85),
+    )  # fmt: skip
+    assert new and copy.id == "S03" and copy.copy_of == "S02"  # the migrated sketch is found
+    assert view(SourceRegistry(workspace))[0][-1] == ("S03", "archived", "S02")  # from the file now
+
+
+def test_a_renewed_source_of_an_older_workspace_still_answers_for_its_url(workspace: Workspace) -> None:
+    first = SourceRecord(url="https://a.example/live", id="S01", fetched="2024-01-01T00:00:00Z")
+    renewed = SourceRecord(
+        url=first.url, id="S02", renews="S01", copy_of="S01", fetched="2025-01-01T00:00:00Z"
+    )
+    lines = [first.to_dict(), renewed.to_dict()]
+    (workspace.private / "sources.jsonl").write_text(
+        "".join(json.dumps(d) + "\n" for d in lines), encoding="utf-8"
+    )
+    registry = SourceRegistry(workspace)
+    assert registry.lookup(first.url) == renewed
+    assert [r.id for r in registry.history(first.url)] == ["S01", "S02"]
+
+
+def test_a_registration_that_fails_leaves_nothing(workspace: Workspace) -> None:
+    registry = SourceRegistry(workspace)
+
+    def broken(source_id: str) -> SourceRecord:
+        raise OSError("disk full")
+
+    with pytest.raises(OSError):
+        registry.register("https://example.org/x", "https://example.org/x", "sha-x", broken)
+    assert registry.records() == [] and registry.lookup("https://example.org/x") is None
+    assert register(registry, "https://example.org/x").id == "S01"  # no ID was used up
+
+
+def test_a_source_archived_again_keeps_its_older_archive(workspace: Workspace) -> None:
+    registry = SourceRegistry(workspace)
+    old = register(registry, "https://example.org/live", content="v1")
+    new, created = registry.renew(
+        old,
+        lambda current: True,
+        lambda sid: SourceRecord(url=old.url, id=sid, final_url=old.url, content_sha256="v2"),
+    )
+    assert created and (new.id, new.renews, new.copy_of) == ("S02", "S01", "S01")
+    assert registry.lookup(old.url) == new and registry.get("S01") == old  # the newest answers for the URL
+    assert [r.id for r in registry.history(old.url)] == ["S01", "S02"]
+    again, created = registry.renew(
+        old, lambda current: current.id == "S01", lambda sid: SourceRecord(url="")
+    )
+    assert not created and again == new  # renewed meanwhile (by another process): nothing new
+    assert [r.id for r in SourceRegistry(workspace).history(old.url)] == ["S01", "S02"]  # read back from disk
 
 
 def test_record_round_trips_through_a_dict() -> None:
@@ -125,6 +219,7 @@ from pathlib import Path
 from deepresearch.sources.record import SourceRecord
 from deepresearch.sources.registry import SourceRegistry
 from deepresearch.core.workspace import Workspace
+from deepresearch.sources.copies import CopyProbe, sketch
 
 registry = SourceRegistry(Workspace(Path(sys.argv[1])))
 worker = sys.argv[2]
@@ -161,4 +256,4 @@ def test_processes_registering_at_once_never_share_or_duplicate_ids(workspace: W
 def test_registry_lives_in_the_workspace(workspace: Workspace) -> None:
     register(SourceRegistry(workspace), "https://example.org/")
     assert workspace.source_registry.is_file()
-    assert Path(workspace.source_registry.with_suffix(".lock")).is_file()
+    assert (workspace.locks / "sources.lock").is_file()  # where agents cannot see it

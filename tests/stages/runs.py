@@ -14,6 +14,7 @@ from deepresearch.core.workspace import Workspace
 from deepresearch.state.model import TaskDoc
 from deepresearch.state.store import StateStore
 from tests.helpers import REPO, write_scenario, write_workspace_config
+from tests.inprocess import run_in_process
 
 
 def two_task_plan(complexity: str) -> dict[str, Any]:
@@ -55,7 +56,10 @@ class Run:
         return StateStore(Workspace(self.work)).load()
 
     def log(self, name: str) -> str:
-        """A file under logs/ (e.g. "prompts/E1.md"), as text."""
+        """A file under logs/ (e.g. "prompts/E1.md"; "analyst_result.md" is the analyst call's output
+        in its own folder), as text."""
+        if name.endswith("_result.md"):
+            name = f"calls/{name.removesuffix('_result.md')}/{name}"
         return (self.work / "logs" / name).read_text(encoding="utf-8")
 
     def events(self, kind: str | None = None) -> list[dict[str, Any]]:
@@ -86,4 +90,5 @@ def research(home: Path, question: str, scenario: dict[str, Any], **settings: ob
     # One executor at a time: sources get their IDs in task order, so citations read the same every run.
     write_workspace_config(work, **{"concurrency": 1, **settings})
     env = {**stage_env(home), "FAKE_AGENT_SCENARIO": str(write_scenario(home / "scenario.yaml", scenario))}
-    return Run(work, cli(["-p", question, "-o", str(work)], env, home))
+    # In this process (tests/inprocess.py): the stage tests read what the run wrote, not its process.
+    return Run(work, run_in_process(["-p", question, "-o", str(work)], env, home))

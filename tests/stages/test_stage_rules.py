@@ -13,13 +13,14 @@ from deepresearch.contracts.report import parse_analysis
 from deepresearch.core.config import Config, apply_layer
 from deepresearch.core.errors import ConfigError
 from deepresearch.core.events import NullSink
+from deepresearch.core.spendplan import ReportShare, Stage
 from deepresearch.core.workspace import Workspace
 from deepresearch.figures import RenderedFigure, save_figures
 from deepresearch.pipeline.analyse import analysis_decision
 from deepresearch.pipeline.checks import fact_violations
 from deepresearch.pipeline.context import RunContext
 from deepresearch.report.figure_check import figure_violations
-from deepresearch.report.finalize import verify_report
+from deepresearch.report.finalize import report_violations, verify_report
 from deepresearch.report.html import render_html
 from deepresearch.state.model import Fact, FrontMatter, TaskDoc
 from deepresearch.state.store import StateStore
@@ -92,13 +93,21 @@ def test_optional_stages_leave_the_report_its_agent_calls(tmp_path: Path) -> Non
         return RunContext(workspace, config, StateStore(workspace), runner, NullSink(), doc_for("Why?"))
 
     workspace.usage_ledger.write_text('{"cost_usd": 0.5}\n' * 5)
-    assert context().budget.stage_skip_reason() is None
-    # 5 used + 2 for the stage + 2 for the report
-    assert context(max_agent_calls=9).budget.stage_skip_reason() is None
-    assert context(max_agent_calls=8).budget.stage_skip_reason() == (
-        "agent call budget (5 of 8 used; the rest is kept for the report)"
+
+    def refusal(stage: Stage, **settings: object) -> str | None:
+        budget = context(**settings).budget
+        budget.plan(ReportShare(analysis=True, figures=True, support=True))
+        return budget.refusal(stage)
+
+    assert refusal(Stage.ANALYSIS) is None
+    # 5 used + the analysis + 4 kept for the figures, the synthesizer, its support check and repair
+    assert refusal(Stage.ANALYSIS, max_agent_calls=10) is None
+    assert (
+        refusal(Stage.ANALYSIS, max_agent_calls=9)
+        == "agent call budget (5 of 9 used, 4 kept for what follows)"
     )
-    assert context(max_cost_usd=2.5).budget.stage_skip_reason() == "cost budget spent ($2.50 of $2.50)"
+    assert refusal(Stage.FIGURES, max_agent_calls=9) is None
+    assert refusal(Stage.ANALYSIS, max_cost_usd=2.5) == "cost budget spent ($2.50 of $2.50)"
 
 
 def test_stage_settings_are_checked() -> None:
@@ -153,13 +162,17 @@ def test_figure_problems_are_violations_at_their_lines(tmp_path: Path) -> None:
     assert (
         found[2].message == "Figure 3 is referred to in the report but there is no Figure 3 (figures: 1, 2)"
     )
-    # verify_report reads the manifest when not given the figures, as `deepresearch check` does.
+    # verify_report reads the manifest when not given the figures, as `deepresearch check` does;
+    # its lines are report.md's, below the two lines of the notice that follows the title.
     outcome = verify_report(REPORT, doc_for("Why?"), tmp_path)
-    assert [v.line for v in outcome.violations if v.kind == "figure"] == [1, 7, 9]
-    assert "Line 9 · figure · Figure 3 is referred to" in outcome.final_text
-    assert [
-        v for v in verify_report(REPORT, doc_for("Why?"), tmp_path, []).violations if v.kind == "figure"
-    ] == [v for v in figure_violations(REPORT, [], tmp_path)]
+    assert [v.line for v in outcome.violations if v.kind == "figure"] == [1, 9, 11]
+    assert "Line 11 · figure · Figure 3 is referred to" in outcome.final_text
+    final = outcome.final_text.splitlines()
+    assert final[2].startswith("> **deepresearch: this report did not pass verification.**")
+    assert final[10] == "As Figure 3 shows, beta rose too [S02]."
+    assert [v for v in report_violations(REPORT, doc_for("Why?"), tmp_path, []) if v.kind == "figure"] == [
+        v for v in figure_violations(REPORT, [], tmp_path)
+    ]
 
 
 def test_report_html_embeds_each_figure_as_its_svg(tmp_path: Path) -> None:

@@ -121,11 +121,13 @@ def test_analysis_runs_for_an_analytical_question_and_its_violations_are_repaire
     assert [e["detail"] for e in finished] == ["all checks passed"]
     repairs = [e for e in analytical.events("output_repair") if e["role"] == "analyst"]
     assert len(repairs) == 1
-    assert repairs[0]["problems"][0].startswith("logs/analyst_result.md:5: unknown_source: [S99] is not a")
+    assert repairs[0]["problems"][0].startswith(
+        "logs/calls/analyst/analyst_result.md:5: unknown_source: [S99] is not a"
+    )
     assert repairs[0]["problems"][0] in analytical.log("prompts/analyst.verify-repair.md")
     analysis = analytical.log("analyst_result.md")
     assert "[S99]" not in analysis and "## Counter-evidence" in analysis
-    assert "`logs/analyst_result.md`: the analyst's critical analysis" in analytical.log(
+    assert "`logs/calls/analyst/analyst_result.md`: the analyst's critical analysis" in analytical.log(
         "prompts/synthesizer.md"
     )
     assert "analytical question" in analytical.log("prompts/analyst.md")
@@ -145,8 +147,8 @@ def test_an_analysis_that_keeps_citing_unknown_sources_is_withheld(withheld: Run
     assert [e["detail"] for e in finished] == ["withheld"]
     assert any(n.startswith("analysis: 3 problems remain after its repair") for n in withheld.notices())
     assert any(n.startswith("analysis withheld from the synthesizer") for n in withheld.notices())
-    assert (withheld.work / "logs" / "analyst_result.withheld.md").is_file()
-    assert not (withheld.work / "logs" / "analyst_result.md").exists()
+    assert (withheld.work / "logs" / "calls" / "analyst" / "analyst_result.withheld.md").is_file()
+    assert not (withheld.work / "logs" / "calls" / "analyst" / "analyst_result.md").exists()
     assert "analyst_result" not in withheld.log("prompts/synthesizer.md")
 
 
@@ -230,12 +232,16 @@ def test_check_command_verifies_figure_references_and_captions(analytical: Run, 
     (work / "report.md").write_text("\n".join(lines) + "\n")
     result = cli(["check", str(work)], env, tmp_path)
     assert result.returncode == 8, result.stdout + result.stderr
+    # The lines named are those of report.md as rewritten: two lower, below the notice after its title.
     assert (
-        f"report.md:{summary + 1}: figure: Figure 3 is referred to in the report but there is no Figure 3 "
+        f"report.md:{summary + 3}: figure: Figure 3 is referred to in the report but there is no Figure 3 "
         in (result.stdout)
     )
     missing = cited[-1].strip("[]")
-    assert f"report.md:{caption + 3}: figure: Figure 1's caption does not cite {missing}" in result.stdout
+    assert f"report.md:{caption + 5}: figure: Figure 1's caption does not cite {missing}" in result.stdout
+    rewritten = (work / "report.md").read_text().splitlines()
+    assert rewritten[summary + 2] == "Figure 3 shows the trend [S01]."
+    assert rewritten[caption + 4].startswith("*Figure 1:")
 
 
 # --- report.html in Chromium ------------------------------------------------------------------------

@@ -82,6 +82,12 @@ def front_matter(draw: st.DrawFn) -> m.FrontMatter:
         settings=draw(_settings),
         termination_reason=draw(text),
         complexity=draw(text),
+        languages=[
+            m.PlannedLanguage(code, draw(text).strip())
+            for code in draw(
+                st.lists(st.sampled_from(["en", "de", "zh", "no", "ja"]), max_size=3, unique=True)
+            )
+        ],
     )
 
 
@@ -175,6 +181,7 @@ def _source(draw: st.DrawFn, index: int) -> m.Source:
         draw(st.sampled_from(["", "0" * 64, "ab" * 32])),
         draw(st.sampled_from(["", "S01", "S02"])),
         draw(st.lists(st.sampled_from(["suspicious", "provided", "abstract-only"]), max_size=2, unique=True)),
+        draw(st.sampled_from(["", "en", "de", "zh"])),
     )
 
 

@@ -19,6 +19,7 @@ created: '2026-11-02T09:00:00Z'
 updated: '2026-11-02T09:30:00Z'
 termination_reason: ''
 complexity: ''
+languages: {}
 agents: {}
 settings: {}
 ---
@@ -26,6 +27,12 @@ settings: {}
 ## Request
 
 Do heat pumps work in the cold?
+
+## Questions
+
+| ID | Question | Asked | Round | Known | Report |
+| --- | --- | --- | --- | --- | --- |
+| Q1 | Do heat pumps work in the cold? | 2026-11-02T09:00:00Z | 1 | - | report.md |
 
 ## Dimensions
 
@@ -56,9 +63,9 @@ Do heat pumps work in the cold?
 
 ## Sources
 
-| ID | Title | URL | Type | Published | Accessed | Authority | Archive | SHA-256 | Copy of | Flags |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
-| S01 | Trial | https://agency.example/t | official | 2024-09 | 2026-11-02 | 1 | assets/web/S01.md | - | - | - |
+| ID | Title | URL | Type | Published | Accessed | Authority | Archive | SHA-256 | Copy of | Flags | Language |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| S01 | Trial | https://agency.example/t | official | 2024-09 | 2026-11-02 | 1 | assets/web/S01.md | - | - | - | - |
 
 ## Conflicts
 
@@ -89,7 +96,7 @@ COLUMNS = (
     "ID | Statement | Sources | Confidence | Quote | Verified | Support | Task | Dimensions | Support reason"
 )
 HEADINGS = (
-    "## Request, ## Dimensions, ## Outline, ## Research DAG, ## Facts, ## Sources, ## Conflicts,"
+    "## Request, ## Questions, ## Dimensions, ## Outline, ## Research DAG, ## Facts, ## Sources, ## Conflicts,"
     " ## Quality, ## Gaps, ## Scratchpad"
 )
 
@@ -108,57 +115,57 @@ CASES = [
      "task.md:5: front matter: round must be a whole number ≥ 0, got 'two'"),
     ("unknown front key", "complexity: ''", "complexty: ''",
      "task.md:10: front matter: unknown key 'complexty'; allowed keys: id, question, status, round, mode,"
-     " created, updated, termination_reason, complexity, agents, settings"),
+     " created, updated, termination_reason, complexity, languages, agents, settings"),
     ("invalid YAML", "agents: {}", "agents: {planner: [claude}",
-     "task.md:11: front matter is not valid YAML: expected ',' or ']', but got '}'"),
+     "task.md:12: front matter is not valid YAML: expected ',' or ']', but got '}'"),
     ("text before sections", "---\n\n## Request", "---\n# My research\n\n## Request",
-     f"task.md:14: text before the first section; allowed headings: {HEADINGS}"),
+     f"task.md:15: text before the first section; allowed headings: {HEADINGS}"),
     ("unknown heading", "## Conflicts\n", "## Notes\n",
-     f"task.md:52: unknown section heading '## Notes'; allowed headings: {HEADINGS}"),
+     f"task.md:59: unknown section heading '## Notes'; allowed headings: {HEADINGS}"),
     ("section twice", "## Scratchpad\n", "## Gaps\n",
-     "task.md:69: section '## Gaps' appears twice (first on line 63)"),
+     "task.md:76: section '## Gaps' appears twice (first on line 70)"),
     ("missing column", FACTS_HEADER + "\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
      "| ID | Statement | Sources | Confidence | Quote | Support | Task | Dimensions | Support reason |\n"
      "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-     f"task.md:41: Facts table: missing column(s) Verified; expected columns {COLUMNS}"),
+     f"task.md:48: Facts table: missing column(s) Verified; expected columns {COLUMNS}"),
     ("unknown column", FACTS_HEADER, FACTS_HEADER.replace("Quote", "Excerpt"),
-     f"task.md:41: Facts table: unknown column 'Excerpt'; expected columns {COLUMNS}"),
+     f"task.md:48: Facts table: unknown column 'Excerpt'; expected columns {COLUMNS}"),
     ("too many cells", FACT2_ROW, FACT2_ROW.replace("| fell to 1.6 |", "| fell to | 1.6 |"),
-     f"task.md:44: Facts row Fact-002: 11 cells, expected 10 ({COLUMNS}); write a literal | as \\|"),
+     f"task.md:51: Facts row Fact-002: 11 cells, expected 10 ({COLUMNS}); write a literal | as \\|"),
     ("bad priority", E2_ROW, E2_ROW.replace("medium", "urgent"),
-     "task.md:37: Research DAG row E2: Priority 'urgent' is not one of high, medium, low"),
+     "task.md:44: Research DAG row E2: Priority 'urgent' is not one of high, medium, low"),
     ("bad task ID", E2_ROW, E2_ROW.replace("| E2 |", "| T2 |"),
-     "task.md:37: Research DAG row T2: ID 'T2' is not a task ID (E<n> or C<n>)"),
+     "task.md:44: Research DAG row T2: ID 'T2' is not a task ID (E<n> or C<n>)"),
     ("bad round cell", E2_ROW, E2_ROW.replace("pending | 1", "pending | first"),
-     "task.md:37: Research DAG row E2: Round must be a whole number ≥ 0, got 'first'"),
+     "task.md:44: Research DAG row E2: Round must be a whole number ≥ 0, got 'first'"),
     ("authority out of range", "| 1 | assets/web", "| 1.5 | assets/web",
-     "task.md:50: Sources row S01: Authority must be a number from 0 to 1, got '1.5'"),
+     "task.md:57: Sources row S01: Authority must be a number from 0 to 1, got '1.5'"),
     ("empty statement", FACT2_ROW, FACT2_ROW.replace("COP fell to 1.6 at -20 °C", " "),
-     "task.md:44: Facts row Fact-002: Statement is empty; it needs a value"),
+     "task.md:51: Facts row Fact-002: Statement is empty; it needs a value"),
     ("text outside table", FACT2_ROW + "\n", FACT2_ROW + "\n\nremember to check S02\n",
-     "task.md:46: Facts: expected only a table with columns ID | Statement | Sources | Confidence | Quote |"
+     "task.md:53: Facts: expected only a table with columns ID | Statement | Sources | Confidence | Quote |"
      " Verified | Support | Task | Dimensions | Support reason, found text 'remember to check S02' (notes belong"
      " in ## Scratchpad)"),
     ("blank line inside a table", FACT2_ROW, "\n" + FACT2_ROW,
-     "task.md:45: Facts: a table row after a blank line; the rows of a table follow each other without"
+     "task.md:52: Facts: a table row after a blank line; the rows of a table follow each other without"
      " blank lines"),
     ("no delimiter row", "| --- | --- | --- | --- |\n| G1", "| G1",
-     "task.md:65: Gaps: not a table: expected the header row | ID | Gap | Round | Status |, then a delimiter"
+     "task.md:72: Gaps: not a table: expected the header row | ID | Gap | Round | Status |, then a delimiter"
      " row | --- | --- | --- | --- |"),
     ("unknown dependency", E2_ROW, E2_ROW.replace("| E1 |", "| E1, E99 |"),
-     "task.md:37: Research DAG row E2: Depends names E99, which no task has"),
+     "task.md:44: Research DAG row E2: Depends names E99, which no task has"),
     ("dependency cycle", "| D1 | high | - | done |", "| D1 | high | E2 | done |",
-     "task.md:36: Research DAG: dependency cycle E1 → E2 → E1"),
+     "task.md:43: Research DAG: dependency cycle E1 → E2 → E1"),
     ("unknown source", FACT2_ROW, FACT2_ROW.replace("| S01 |", "| S01, S09 |"),
-     "task.md:44: Facts row Fact-002: Sources names S09, which no source has"),
+     "task.md:51: Facts row Fact-002: Sources names S09, which no source has"),
     ("fact without source", FACT2_ROW, FACT2_ROW.replace("| S01 |", "| - |"),
-     "task.md:44: Facts row Fact-002: cites no source (Sources is empty)"),
+     "task.md:51: Facts row Fact-002: cites no source (Sources is empty)"),
     ("fact of unknown task", FACT2_ROW, FACT2_ROW.replace("| E1 |", "| E7 |"),
-     "task.md:44: Facts row Fact-002: Task names E7, which no task has"),
+     "task.md:51: Facts row Fact-002: Task names E7, which no task has"),
     ("duplicate ID", FACT2_ROW, FACT2_ROW.replace("Fact-002", "Fact-001"),
-     "task.md:44: Facts row Fact-001: duplicate ID Fact-001 (also on line 43)"),
+     "task.md:51: Facts row Fact-001: duplicate ID Fact-001 (also on line 50)"),
     ("unknown dimension", "| Findings | D1, D2 |", "| Findings | D1, D3 |",
-     "task.md:30: Outline row 'Findings': Dimensions names D3, which no dimension has"),
+     "task.md:37: Outline row 'Findings': Dimensions names D3, which no dimension has"),
 ]  # fmt: skip
 
 
@@ -183,7 +190,7 @@ def test_missing_section_points_at_the_end() -> None:
     )
     with pytest.raises(StateError) as caught:
         parse_task_md(text)
-    assert str(caught.value) == f"task.md:65: missing section '## Gaps'; task.md needs all of: {HEADINGS}"
+    assert str(caught.value) == f"task.md:72: missing section '## Gaps'; task.md needs all of: {HEADINGS}"
 
 
 def test_several_problems_are_all_listed_first_line_first() -> None:
@@ -193,7 +200,7 @@ def test_several_problems_are_all_listed_first_line_first() -> None:
     with pytest.raises(StateError) as caught:
         parse_task_md(text, path="runs/x/task.md")
     assert str(caught.value) == (
-        "runs/x/task.md:37: Research DAG row E2: Depends names E99, which no task has\n"
-        "runs/x/task.md:44: Facts row Fact-002: Sources names S09, which no source has"
+        "runs/x/task.md:44: Research DAG row E2: Depends names E99, which no task has\n"
+        "runs/x/task.md:51: Facts row Fact-002: Sources names S09, which no source has"
     )
-    assert caught.value.line == 37
+    assert caught.value.line == 44

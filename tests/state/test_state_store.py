@@ -81,7 +81,7 @@ def test_bad_edit_is_reported_with_its_line_and_the_last_good_snapshot_found(sto
     (store.workspace.snapshots / "0003-broken.md").write_text("not a task.md")
     with pytest.raises(StateError) as caught:
         store.load()
-    assert caught.value.line == 37 and "Depends names E42, which no task has" in str(caught.value)
+    assert caught.value.line == 44 and "Depends names E42, which no task has" in str(caught.value)
     assert store.last_good_snapshot() == good
 
 
@@ -111,5 +111,5 @@ def test_load_with_the_previous_document_refuses_redoing_finished_work(store: St
     assert store.load().tasks[0].status is m.TaskStatus.PENDING  # well-formed on its own
     with pytest.raises(StateError) as caught:
         store.load(previous=doc)
-    assert caught.value.line == 36
+    assert caught.value.line == 43
     assert "Research DAG row E1: Status cannot change from done to pending" in str(caught.value)

@@ -37,7 +37,7 @@ def test_status_transitions(before: m.TaskStatus, after: m.TaskStatus, allowed: 
     assert (problems == []) is allowed
     if not allowed:
         [problem] = problems
-        assert problem.line == 37
+        assert problem.line == 44
         assert problem.detail.startswith(
             f"Research DAG row E2: Status cannot change from {before} to {after}"
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,37 +13,49 @@ import pytest
 from deepresearch.cli.request import front_matter_line, read_request, run_config
 from deepresearch.core.config import Config, RoleConfig
 from deepresearch.core.errors import ConfigError
-from tests.helpers import REPO
+from deepresearch.core.workspace import Workspace
+from deepresearch.state.store import StateStore
+from tests.helpers import REPO, PageServer, write_scenario, write_workspace_config
 
 EXAMPLE = REPO / "input.md.example"
+REFERENCE_DOC = REPO / "docs" / "input-reference.md"
 
 
 def no_user_config(tmp_path: Path, **extra: str) -> dict[str, str]:
     return {"XDG_CONFIG_HOME": str(tmp_path / "xdg"), **extra}
 
 
-def example_front_matter() -> dict[str, object]:
-    request = read_request(None, EXAMPLE)
+@pytest.fixture
+def reference(tmp_path: Path) -> Path:
+    """The full input.md of docs/input-reference.md (its one ```markdown block), as a file."""
+    block = REFERENCE_DOC.read_text(encoding="utf-8").split("```markdown\n", 1)[1].split("\n```", 1)[0]
+    path = tmp_path / "input.md"
+    path.write_text(block + "\n", encoding="utf-8")
+    return path
+
+
+def front_matter_of(path: Path) -> dict[str, object]:
+    request = read_request(None, path)
     assert request is not None
     return request.front_matter
 
 
-def test_input_md_example_documents_every_setting_with_a_comment() -> None:
-    documented = example_front_matter()
+def test_the_input_reference_documents_every_setting_with_a_comment(reference: Path) -> None:
+    documented = front_matter_of(reference)
     assert set(documented) == {f.name for f in dataclasses.fields(Config)}
-    lines = EXAMPLE.read_text(encoding="utf-8").splitlines()
+    lines = reference.read_text(encoding="utf-8").splitlines()
     for key in documented:
-        line = front_matter_line(EXAMPLE.read_text(encoding="utf-8"), key)
+        line = front_matter_line(reference.read_text(encoding="utf-8"), key)
         assert line is not None and lines[line - 1].startswith(f"{key}:"), key
         assert "#" in lines[line - 1], f"{key} has no comment on its line"
 
 
-def test_each_key_of_input_md_example_takes_effect(tmp_path: Path) -> None:
-    request = read_request(None, EXAMPLE)
+def test_each_key_of_the_input_reference_takes_effect(tmp_path: Path, reference: Path) -> None:
+    request = read_request(None, reference)
     assert request is not None and request.text.startswith("How did heat-pump sales")
     config = run_config(tmp_path, no_user_config(tmp_path), request, {})
     defaults = Config()
-    for key, value in example_front_matter().items():
+    for key, value in front_matter_of(reference).items():
         if key == "roles":
             continue
         assert getattr(config, key) == value, key
@@ -53,6 +66,31 @@ def test_each_key_of_input_md_example_takes_effect(tmp_path: Path) -> None:
     }
     assert config.role("executor").agent == "gemini" and config.role("planner").model == "sonnet"
     assert config.role("reflector").timeout == 600.0 and config.role("planner").timeout == 1200.0
+
+
+def test_input_md_example_runs_as_copied(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
+    """The starter file, copied as it is, runs a research to a verified report (a fake agent CLI
+    configured in the workspace, as a person's logged-in CLI would be found)."""
+    shutil.copy(EXAMPLE, tmp_path / "input.md")
+    work = tmp_path / "research"
+    work.mkdir()
+    write_workspace_config(work, analysis="never", max_figures=0)
+    scenario = write_scenario(tmp_path / "s.yaml", {"page_base": pages.base_url})
+    proc = subprocess.run(
+        [sys.executable, "-m", "deepresearch", "-f", "input.md", "-o", "research"],
+        cwd=tmp_path, env={**clean_env, "FAKE_AGENT_SCENARIO": str(scenario)}, capture_output=True, text=True,
+        timeout=180, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "verified: every check passed" in proc.stdout
+    doc = StateStore(Workspace(work)).load()
+    assert doc.front.question.startswith("How did heat-pump sales in the European Union")
+    assert doc.front.settings["max_rounds"] == 3 and doc.front.settings["time_scope"] == "2022-2025"
+    assert len(front_matter_of(EXAMPLE)) <= 6, (
+        "the starter stays short: every key is in docs/input-reference.md"
+    )
 
 
 def test_front_matter_beats_config_files_and_loses_to_environment_and_flags(tmp_path: Path) -> None:

@@ -76,12 +76,32 @@ def test_clarify_edit_with_an_error_then_approve_and_run(
     child.expect(MENU)
     child.sendline("a")
     child.expect("research completed", timeout=120)
+    child.expect("Ask a follow-up question")
+    child.sendline("And what is alpha, in short?")  # the known facts answer it (the scripted planner)
+    for n in (1, 2, 3):
+        child.expect(f"{n}/3")
+        child.sendline("")
+    child.expect("No new research: the report will be written from what the workspace knows")
+    child.expect(MENU)
+    child.sendline("a")
+    child.expect("research completed", timeout=120)
+    child.expect("Ask a follow-up question")
+    child.sendline("")  # none: done
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0, child.before
+    doc = StateStore(Workspace(work)).load()
+    assert len(doc.questions) == 2 and doc.front.status is RunStatus.COMPLETED
+    assert "no new research" in doc.front.termination_reason and [t.id for t in doc.tasks] == ["E1", "E2"]
+    assert (work / doc.questions[0].report).is_file() and (work / "report.md").is_file()
+    executors = [
+        line for line in (work / "logs" / "events.jsonl").read_text().splitlines() if '"E1.call2"' in line
+    ]
+    assert executors == []
 
     assert int((tmp_path / "editor-calls").read_text()) == 2
-    prompt = (work / "logs" / "prompts" / "planner.md").read_text(encoding="utf-8")
+    assert "## What this workspace already knows" in (work / "logs" / "prompts" / "planner.md").read_text()
+    prompt = (work / "logs" / "Q1" / "prompts" / "planner.md").read_text(encoding="utf-8")  # kept
     assert f"Q: {QUESTIONS[0]}\n  A: 2020 to 2025" in prompt
     assert f"Q: {QUESTIONS[2]}\n  A: Northern Europe" in prompt
     assert QUESTIONS[1] not in prompt, "a skipped question is not passed on"
@@ -121,6 +141,8 @@ def test_quit_keeps_the_plan_unapproved_and_the_next_run_asks_again(
     again.expect(MENU)
     again.sendline("a")
     again.expect("research completed", timeout=120)
+    again.expect("Ask a follow-up question")
+    again.sendeof()  # Ctrl-D: none
     again.expect(pexpect.EOF)
     again.close()
     assert again.exitstatus == 0, again.before
@@ -144,10 +166,24 @@ def test_yes_approves_without_asking_but_interactive_still_clarifies(
         child.sendline("")
     index = child.expect([MENU, "research completed"], timeout=120)
     assert index == 1, "--yes must not ask for approval"
+    assert "A: Only 2024" in (work / "logs" / "prompts" / "planner.md").read_text(encoding="utf-8")
+    # After a finished run, interactive mode offers a follow-up in the same workspace.
+    child.expect("Ask a follow-up question")
+    child.sendline("And how did alpha compare with beta?")
+    for n in (1, 2, 3):
+        child.expect(f"{n}/3")
+        child.sendline("")
+    child.expect("follow-up Q2|research completed", timeout=120)
+    child.expect("this question \\(Q2\\)", timeout=120)
+    child.expect("Ask a follow-up question")
+    child.sendline("")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0, child.before
-    assert "A: Only 2024" in (work / "logs" / "prompts" / "planner.md").read_text(encoding="utf-8")
+    doc = StateStore(Workspace(work)).load()
+    assert [q.question for q in doc.questions] == ["What is alpha?", "And how did alpha compare with beta?"]
+    assert doc.front.status is RunStatus.COMPLETED and (work / doc.questions[0].report).is_file()
+    assert [t.id for t in doc.tasks] == ["E1", "E2"], "the known facts answered it: no new task"
 
 
 def test_without_a_terminal_there_is_no_asking(tmp_path: Path, clean_env: dict[str, str]) -> None:
@@ -162,3 +198,35 @@ def test_without_a_terminal_there_is_no_asking(tmp_path: Path, clean_env: dict[s
     forced = run(["-p", "What is alpha?", "-o", "ws", "--agent", "custom", "--interactive"])
     assert forced.returncode == 2 and "--interactive needs a terminal" in forced.stderr
     assert not (tmp_path / "ws" / "task.md").exists()
+
+
+def test_the_person_changes_the_languages_and_a_revised_plan_keeps_the_change(
+    tmp_path: Path, clean_env: dict[str, str], pages: PageServer
+) -> None:
+    work = tmp_path / "ws"
+    work.mkdir()
+    write_workspace_config(work)
+    env = interactive_env(tmp_path, clean_env, pages)
+    child = spawn(["-p", "What is alpha?", "-o", str(work), "--interactive"], env, tmp_path)
+    for n in (1, 2, 3):
+        child.expect(f"{n}/3")
+        child.sendline("")
+    child.expect("Languages to search")  # the plan's languages, shown with the plan
+    child.expect(MENU)
+    child.sendline("l")
+    child.expect(r"\+de adds German")
+    child.sendline("+Klingon")
+    child.expect("'Klingon' is not a known language")
+    child.sendline("+de -en")
+    child.expect(r"German\s+│\s+asked for by the person")
+    child.expect(MENU)
+    child.sendline("r")
+    child.expect("What should the planner change")
+    child.sendline("Shorter task titles.")
+    child.expect(MENU)
+    child.sendline("q")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    doc = StateStore(Workspace(work)).load()
+    assert [(p.code, p.reason) for p in doc.front.languages] == [("de", "asked for by the person")]

@@ -83,8 +83,10 @@ def test_status_of_a_run_in_progress_shows_running_agents_and_leaves_the_run_alo
     work = tmp_path / "ws"
     work.mkdir()
     write_workspace_config(work)
+    release = tmp_path / "release"  # the executors wait for it: status sees them at work
     scenario = write_scenario(
-        tmp_path / "scenario.yaml", {"executor": {"default": {"sleep": 4}}, "page_base": pages.base_url}
+        tmp_path / "scenario.yaml",
+        {"executor": {"default": {"wait_for": str(release)}}, "page_base": pages.base_url},
     )
     env = {**clean_env, "FAKE_AGENT_SCENARIO": str(scenario)}
     run = subprocess.Popen(
@@ -100,6 +102,7 @@ def test_status_of_a_run_in_progress_shows_running_agents_and_leaves_the_run_alo
                 break
             time.sleep(0.1)
         status = deepresearch(["status", str(work)], clean_env, tmp_path)
+        release.touch()
         stdout, stderr = run.communicate(timeout=120)
     finally:
         if run.poll() is None:
