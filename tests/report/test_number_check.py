@@ -32,6 +32,7 @@ FACTS = [
     ("Fact-013", "Points at the end of 2025 by region: Capital 17,900 (290 per 100,000 residents), "
                  "North 6,100 (105).", "S06"),
     ("Fact-014", "NCPA members installed 2,900 new high-power connectors in 2025.", "S06"),
+    ("Fact-015", "The industry expects 1.5-2.0 GW to be commissioned in 2026.", "S03"),
 ]  # fmt: skip
 
 
@@ -105,6 +106,10 @@ TABLE: list[tuple[str, str, list[str]]] = [
      []),
     ("a year is not a count", "NCPA members installed 2,030 new high-power connectors in 2025 [S06].", ["2,030"]),
     ("a rise that ends lower", "High-power points rose from 3,300 to 2,100 [S06].", ["3,300", "2,100"]),
+    ("a range as its source gives it", "The industry expects 1.5-2.0 GW to be commissioned in 2026 [S03].", []),
+    ("a range's upper end as its lower end",
+     "The industry expects 2.0-2.0 GW to be commissioned in 2026 [S03].", ["2.0"]),
+    ("a range's end as a number of its own", "The industry expects up to 2.0 GW in 2026 [S03].", []),
     ("a derivation whose written inputs do not give it",
      "DC points grew by 1,200 in 2024 (derived: 4,900 less 3,800) [S06].", ["1,200", "4,900", "3,800"]),
     ("a derivation whose written inputs give it",
