@@ -9,7 +9,8 @@ they are about (evidence/binding.py):
   end, nor its upper end by a lower one (`from 3 to 5 GW` is a change, not a range);
 - **what it is a number of**: the claim's words do not name what another number of the same text is
   about rather than this one, when its sentence names both (the 1.7 GW of `transmission 3.1 GW,
-  distribution 1.7 GW` is not a transmission figure); nor, when none of its words is about this
+  distribution 1.7 GW` is not a transmission figure; a word of the claim that many texts use, like
+  `installations`, does not make it about `stated`); nor, when none of its words is about this
   number, what at least two of them say of another fact's number.
 """
 
@@ -31,8 +32,9 @@ def _closer(
     distinctive: Callable[[frozenset[str]], frozenset[str]],
 ) -> str:
     """Why `stated` is about another item of its text than the claim ("" when not): the claim's
-    distinctive words are about another number of the same text, and the claim's sentence (or
-    table) names what `stated` is about too (`transmission 3.1 GW, distribution 1.7 GW`). Not when
+    distinctive words are about another number of the same text, none of its distinctive words is
+    about `stated`, and the claim's sentence (or table) names what `stated` is about too
+    (`transmission 3.1 GW, distribution 1.7 GW`). Not when
     the claim says its number includes the other thing (`4.9 GW includes behind-the-meter
     systems`)."""
     if _CONTAINS.search(" ".join(sorted(claim.terms))) or _CONTAINS.search(claim.clause):
@@ -48,7 +50,7 @@ def _closer(
             continue
         theirs = distinctive((other.terms - stated.terms) & claim.terms)
         ours = stated.terms - other.terms
-        if theirs and not ours & claim.terms and ours & claim.around:
+        if theirs and not distinctive(ours & claim.terms) and ours & claim.around:
             return f'for another item; {other.text} is its figure for "{", ".join(sorted(theirs))}"'
     return ""
 

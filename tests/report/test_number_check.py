@@ -33,12 +33,15 @@ FACTS = [
                  "North 6,100 (105).", "S06"),
     ("Fact-014", "NCPA members installed 2,900 new high-power connectors in 2025.", "S06"),
     ("Fact-015", "The industry expects 1.5-2.0 GW to be commissioned in 2026.", "S03"),
+    # the bulletin's split (S07): only the second item's bracket says `installations`
+    ("Fact-016", "End-2025 split: 3.1 GW / 7.5 GWh (34 installations) on the transmission network; 1.7 GW / "
+                 "4.0 GWh (53 installations) on distribution networks.", "S07"),
 ]  # fmt: skip
 
 
 def _doc() -> TaskDoc:
     facts = [Fact(fid, text, [src], verified=Verified.YES) for fid, text, src in FACTS]
-    sources = [Source(f"S0{i}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 7)]
+    sources = [Source(f"S0{i}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 8)]
     return TaskDoc(FrontMatter(id="r", question="q"), facts=facts, sources=sources)
 
 
@@ -62,6 +65,12 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("right categories",
      "At end-2025, 34 transmission-connected installations held 3.1 GW, and 53 distribution-connected "
      "installations held 1.7 GW [S01].", []),
+    ("wrong category, named by a word its item shares with every item",
+     "At end-2025, transmission-connected installations held 1.7 GW and distribution-connected "
+     "installations 3.1 GW [S01][S07].", ["1.7 GW", "3.1 GW"]),
+    ("right categories, named by a word their item shares with every item",
+     "At end-2025, transmission-connected installations held 3.1 GW and distribution-connected "
+     "installations 1.7 GW [S01][S07].", []),
     ("a level is not stated by an addition",
      "| Year | Fleet |\n| --- | --- |\n| 2025 | 1.4 GW [S01] |\n", ["1.4 GW"]),
     ("a derivation the sentence signals",
