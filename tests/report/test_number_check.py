@@ -36,12 +36,19 @@ FACTS = [
     # the bulletin's split (S07): only the second item's bracket says `installations`
     ("Fact-016", "End-2025 split: 3.1 GW / 7.5 GWh (34 installations) on the transmission network; 1.7 GW / "
                  "4.0 GWh (53 installations) on distribution networks.", "S07"),
+    # a bulletin's table row, quoted (S08): its bare cells are the statement's numbers
+    ("Fact-017", "NSO, end-2022: 1.2 GW; net additions 0.3 GW.", "S08"),
 ]  # fmt: skip
+QUOTES = {
+    "Fact-017": "| 2022 | 1.2 | 0.3 |",
+}
 
 
 def _doc() -> TaskDoc:
-    facts = [Fact(fid, text, [src], verified=Verified.YES) for fid, text, src in FACTS]
-    sources = [Source(f"S0{i}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 8)]
+    facts = [
+        Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
+    ]
+    sources = [Source(f"S0{i}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 10)]
     return TaskDoc(FrontMatter(id="r", question="q"), facts=facts, sources=sources)
 
 
@@ -73,6 +80,10 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "installations 1.7 GW [S01][S07].", []),
     ("a level is not stated by an addition",
      "| Year | Fleet |\n| --- | --- |\n| 2025 | 1.4 GW [S01] |\n", ["1.4 GW"]),
+    ("a quoted row's cell that the statement gives as an addition is not a level",
+     "| Year | Fleet |\n| --- | --- |\n| 2022 | 0.3 GW [S08] |\n", ["0.3 GW"]),
+    ("a quoted row's cells as the statement gives them",
+     "| Year | Fleet | Net additions |\n| --- | --- | --- |\n| 2022 | 1.2 GW [S08] | 0.3 GW [S08] |\n", []),
     ("a derivation the sentence signals",
      "Battery revenue rose by EUR 215m between 2022 and 2024, from EUR 95m to EUR 310m [S02].", []),
     ("a derivation the sentence does not signal",
