@@ -38,9 +38,11 @@ FACTS = [
                  "4.0 GWh (53 installations) on distribution networks.", "S07"),
     # a bulletin's table row, quoted (S08): its bare cells are the statement's numbers
     ("Fact-017", "NSO, end-2022: 1.2 GW; net additions 0.3 GW.", "S08"),
+    ("Fact-018", "The bulletin reports the fleet's latest yearly increase.", "S09"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
+    "Fact-018": "The fleet grew from 3.4 GW at the end of 2024 - an increase of 1.4 GW in one year.",
 }
 
 
@@ -48,7 +50,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    sources = [Source(f"S0{i}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 10)]
+    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 11)]
     return TaskDoc(FrontMatter(id="r", question="q"), facts=facts, sources=sources)
 
 
@@ -84,6 +86,9 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "| Year | Fleet |\n| --- | --- |\n| 2022 | 0.3 GW [S08] |\n", ["0.3 GW"]),
     ("a quoted row's cells as the statement gives them",
      "| Year | Fleet | Net additions |\n| --- | --- | --- |\n| 2022 | 1.2 GW [S08] | 0.3 GW [S08] |\n", []),
+    ("a change is not for the year where it started", "The fleet grew by 1.4 GW in 2024 [S09].", ["1.4 GW"]),
+    ("a change with where it started",
+     "The fleet grew from 3.4 GW at the end of 2024, an increase of 1.4 GW [S09].", []),
     ("a derivation the sentence signals",
      "Battery revenue rose by EUR 215m between 2022 and 2024, from EUR 95m to EUR 310m [S02].", []),
     ("a derivation the sentence does not signal",
