@@ -39,6 +39,7 @@ FACTS = [
     # a bulletin's table row, quoted (S08): its bare cells are the statement's numbers
     ("Fact-017", "NSO, end-2022: 1.2 GW; net additions 0.3 GW.", "S08"),
     ("Fact-018", "The bulletin reports the fleet's latest yearly increase.", "S09"),
+    ("Fact-019", "End-2022: 1.2 GW = 1,200 MW; 2.3 GWh. YoY: MW +33%, MWh +44%.", "S10"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
@@ -89,6 +90,19 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a change is not for the year where it started", "The fleet grew by 1.4 GW in 2024 [S09].", ["1.4 GW"]),
     ("a change with where it started",
      "The fleet grew from 3.4 GW at the end of 2024, an increase of 1.4 GW [S09].", []),
+    ("wrong column: a unit without a number names what is measured (MW +33%, MWh +44%)",
+     "| Year | Power growth | Energy growth |\n| --- | --- | --- |\n| 2022 | +44% [S10] | +33% [S10] |\n",
+     ["44%", "33%"]),
+    ("right columns: MW +33% is power's growth, MWh +44% energy's",
+     "| Year | Power growth | Energy growth |\n| --- | --- | --- |\n| 2022 | +33% [S10] | +44% [S10] |\n", []),
+    ("a growth rate from last year's row of another column",
+     "| Year | Power | Energy | Power growth | Energy growth |\n| --- | --- | --- | --- | --- |\n"
+     "| 2024 | 3.4 GW [S01] | 7.6 GWh [S01] | - | - |\n| 2025 | 4.8 GW [S01] | 11.5 GWh [S01] | +51% | +51% |\n",
+     ["51%"]),
+    ("growth rates from last year's row of their own columns",
+     "| Year | Power | Energy | Power growth | Energy growth |\n| --- | --- | --- | --- | --- |\n"
+     "| 2024 | 3.4 GW [S01] | 7.6 GWh [S01] | - | - |\n| 2025 | 4.8 GW [S01] | 11.5 GWh [S01] | +41% | +51% |\n",
+     []),
     ("a derivation the sentence signals",
      "Battery revenue rose by EUR 215m between 2022 and 2024, from EUR 95m to EUR 310m [S02].", []),
     ("a derivation the sentence does not signal",
