@@ -5,9 +5,12 @@ they are about (evidence/binding.py):
   year (a table row's, one written by it) needs a fact that gives it for that year;
 - **change or level**: a change (`+0.1 GW`, `rose by 12%`) is stated only by a change; a level
   column of a report table is not stated by a change (an addition); and not in the other direction;
+- **ends of a range**: a range's lower end (`1.5` of `1.5-2.0 GW`) is not stated by a range's upper
+  end, nor its upper end by a lower one (`from 3 to 5 GW` is a change, not a range);
 - **what it is a number of**: the claim's words do not name what another number of the same text is
   about rather than this one, when its sentence names both (the 1.7 GW of `transmission 3.1 GW,
-  distribution 1.7 GW` is not a transmission figure); nor, when none of its words is about this
+  distribution 1.7 GW` is not a transmission figure; a word of the claim that many texts use, like
+  `installations`, does not make it about `stated`); nor, when none of its words is about this
   number, what at least two of them say of another fact's number.
 """
 
@@ -29,8 +32,9 @@ def _closer(
     distinctive: Callable[[frozenset[str]], frozenset[str]],
 ) -> str:
     """Why `stated` is about another item of its text than the claim ("" when not): the claim's
-    distinctive words are about another number of the same text, and the claim's sentence (or
-    table) names what `stated` is about too (`transmission 3.1 GW, distribution 1.7 GW`). Not when
+    distinctive words are about another number of the same text, none of its distinctive words is
+    about `stated`, and the claim's sentence (or table) names what `stated` is about too
+    (`transmission 3.1 GW, distribution 1.7 GW`). Not when
     the claim says its number includes the other thing (`4.9 GW includes behind-the-meter
     systems`)."""
     if _CONTAINS.search(" ".join(sorted(claim.terms))) or _CONTAINS.search(claim.clause):
@@ -46,7 +50,7 @@ def _closer(
             continue
         theirs = distinctive((other.terms - stated.terms) & claim.terms)
         ours = stated.terms - other.terms
-        if theirs and not ours & claim.terms and ours & claim.around:
+        if theirs and not distinctive(ours & claim.terms) and ours & claim.around:
             return f'for another item; {other.text} is its figure for "{", ".join(sorted(theirs))}"'
     return ""
 
@@ -147,6 +151,9 @@ def conflict(
         return f"{who} as a level, not as a change"
     if stated.change and not claim.change and claim.column >= 0:
         return f"{who} as a change, not as a level"  # a table's level column, an addition
+    if claim.quantity.span * stated.quantity.span < 0:
+        ends = ("lower", "upper") if stated.quantity.span < 0 else ("upper", "lower")
+        return f"{who} as the {ends[0]} end of a range, not the {ends[1]}"
     if claim.direction * stated.direction < 0:
         return f"{who} as a {'rise' if stated.direction > 0 else 'fall'}, not a {'fall' if stated.direction > 0 else 'rise'}"
     closer = _closer(claim, stated, siblings, distinctive) or _column(claim, stated, siblings, distinctive)

@@ -8,7 +8,8 @@ in the text it is written in, to:
   table cell: of its column's header, else of its row's label cells); else, weakly, those of its
   sentence (a table row: of any column's header), then the `fallback` years given (its
   paragraph's), or, for evidence, every year of its text; none for where a change started (`up from
-  38.5%`). Their **strength**: 2 for its own, 1 for
+  38.5%`), and an evidence change does not take the year of where it started (`from 3.4 GW at the
+  end of 2024, an increase of 1.4 GW`). Their **strength**: 2 for its own, 1 for
   the one year of a sentence's opening clause (`In 2024, ...`) or, for evidence, of its sentence,
   0 for a looser guess (evidence/aboutness.py says when years conflict).
 - **terms** (evidence/terms.py): what the number is a number of.
@@ -165,6 +166,7 @@ class _Reading:
         named = (
             self.context.named if self.context.named is not None else named_dimensions(self.text[start:end])
         )
+        started = self._started(start, end)
         bound: list[Bound] = []
         for c_start, c_end in clauses:
             here = [q for q in self.found if c_start <= q.start < c_end]
@@ -182,10 +184,22 @@ class _Reading:
                 undated = not b.years and (q.start in inputs or bool(_STARTING.search(self.text, 0, q.start)))
                 own = b.years or (frozenset() if undated else weak)
                 strong = 2 if b.years else strength
+                if self.origin and b.change and not b.years and own & started:
+                    own, strong = own - started, 0  # `from 3.4 GW at end-2024, an increase of 1.4 GW`
                 bound.append(
                     replace(b, years=own, strength=strong, changing=changing, undated=undated, named=named)
                 )
         return bound
+
+    def _started(self, start: int, end: int) -> frozenset[int]:
+        """The years of the numbers of text[start:end] where a change started (`from 3.4 GW at the
+        end of 2024`): not the year of the change."""
+        return frozenset(
+            y
+            for q in self.found
+            if start <= q.start < end and q.start in self.owned and _STARTING.search(self.text, 0, q.start)
+            for y in self.owned[q.start].years
+        )
 
     def _bound(
         self, q: Quantity, here: list[Quantity], clause: Clause, terms: frozenset[str], derived: bool

@@ -186,7 +186,8 @@ def _score(claim: Bound, item: Bound, evidence: Evidence) -> int:
 
 def _adopt(cell: Bound, statement: Sequence[Bound], taken: set[Bound]) -> Bound:
     """A bare quoted cell that the statement gives with a unit: that number, with the cell's years
-    (its row's label) or else the statement's, and the words of both."""
+    (its row's label) or else the statement's, the words of both, and a change when the statement
+    gives it as one (`net additions 0.3 GW` for the row's `0.3`)."""
     if not cell.loose:
         return cell
     counts = [
@@ -213,5 +214,7 @@ def _adopt(cell: Bound, statement: Sequence[Bound], taken: set[Bound]) -> Bound:
                 years=years,
                 strength=strength,
                 terms=cell.terms | b.terms,
+                change=cell.change or b.change,
+                direction=cell.direction or b.direction,
             )
     return cell

@@ -6,7 +6,9 @@ growth rate (a / b)^(1/n) − 1 over the n years between two years its sentence 
 operations its words signal are tried (evidence/signals.py), and only from these pairs of operands:
 
 - both written in the same sentence (or table row; or a cell of the row and a cell of that cell's
-  column in an earlier row: a growth rate from last year's row), each itself grounded;
+  column in an earlier row: a growth rate from last year's row, but not from a column that another
+  header of the cell's kind names: `Energy` for `Power growth` beside `Energy growth`), each itself
+  grounded;
 - one written in the same sentence (not a table row) and one stated by a cited fact;
 - both stated by one cited fact's statement or quote;
 - when the sentence says the number is derived (`derived`, `computed`, `implies`): numbers of other
@@ -121,7 +123,9 @@ def _families(
     cited = [o for o in evidence if unit(o) and _compatible(claim, o) and about(o)]
     yield mine, [o for o in mine if _compatible(claim, o)]
     for column in sorted({m.column for m in mine}):  # last year's value of one of the row's columns
-        yield [m for m in mine if m.column == column], [o for o in earlier if o.column == column]
+        cells = [m for m in mine if m.column == column]
+        if not any(_another_column(claim, o) for o in cells):
+            yield cells, [o for o in earlier if o.column == column]
     if claim.column >= 0:
         return  # a table's derived cells come from its own rows
     yield [o for o in mine if unit(o)], cited
@@ -135,6 +139,12 @@ def _families(
         yield paragraph, mine
         yield [o for o in evidence if unit(o) and about(o)], [o for o in paragraph if _compatible(claim, o)]
         yield paragraph, cited
+
+
+def _another_column(claim: Bound, cell: Operand) -> bool:
+    """A cell of the column that another header of the claim's kind names, not the claim's own
+    (`Energy` for a cell under `Power growth`, beside `Energy growth`)."""
+    return bool(cell.terms & claim.columns) and not cell.terms & claim.header
 
 
 def _fact_pairs(

@@ -46,6 +46,7 @@ class Quantity:
     bare: tuple[Reading, ...]  # the digits alone (a table cell under a "GW" header says just 4.8)
     dimension: str  # "" for a bare number, else W, Wh, %, EUR, USD, GBP, CNY
     claim: bool = True  # False for years, dates, references and number words (read as evidence)
+    span: int = 0  # an end of a range (`1.5-2.0 GW`, `between 4 and 5`): -1 its lower, +1 its upper
 
     @property
     def plain(self) -> bool:
@@ -94,6 +95,7 @@ _NOT_CLAIMS = [
 _BILLION = re.compile(r"\bbillion\b", re.IGNORECASE)
 _RANGE = re.compile(r"\s*(?:[-–—~～]|to|and|至|到)\s*", re.IGNORECASE)
 _BETWEEN = re.compile(r"(?:between|from)\s*$", re.IGNORECASE)
+_FROM = re.compile(r"\bfrom\s*$", re.IGNORECASE)
 _YEAR_BEFORE = re.compile(r"\b(?:in|since|by|during|until|of|for)\s*$|(?:end|mid)-$", re.IGNORECASE)
 
 
@@ -109,6 +111,7 @@ class _Raw:
     unit: Unit | None
     word: bool = False  # spelled out: twelve
     cjk: bool = False  # its scale is a big Chinese or Japanese one (万, 亿, 億, 兆): 1兆 may go on 2000億
+    span: int = 0  # an end of a range: -1 its lower, +1 its upper (not `from 3 to 5`: a change)
 
 
 def _step(value: Decimal, exact: bool = False) -> Decimal:
@@ -202,8 +205,9 @@ def _join_ranges(text: str, raws: list[_Raw]) -> list[_Raw]:
         ):
             continue  # "rose in 2023 to 5 GW", "EUR 15,800 in 2023 to EUR 13,900": a year, then a value
         scale, unit = a.scale or b.scale, b.unit or a.unit
-        out[i] = replace(a, scale=a.scale or scale, unit=a.unit or unit)
-        out[i + 1] = replace(b, scale=b.scale or scale, unit=b.unit or unit)
+        span = 0 if _FROM.search(text[: a.start]) else 1  # `from 3 to 5 GW`: where a change started
+        out[i] = replace(a, scale=a.scale or scale, unit=a.unit or unit, span=-span)
+        out[i + 1] = replace(b, scale=b.scale or scale, unit=b.unit or unit, span=span)
     return out
 
 
@@ -236,5 +240,5 @@ def quantities(text: str, claims_only: bool = True, language: str | None = None)
         dimension = raw.unit.dimension if raw.unit else ""
         scaled = _scaled(raw, raw.scale, raw.unit)
         shown = text[raw.start : raw.end].strip()
-        found.append(Quantity(shown, raw.start, raw.end, scaled, raw.digits, dimension, claim))
+        found.append(Quantity(shown, raw.start, raw.end, scaled, raw.digits, dimension, claim, raw.span))
     return found

@@ -1,7 +1,8 @@
 """The words that say what a number is a number of: content words, crudely stemmed, by clause.
 
 A number's terms are the content words of its clause (lower case, stemmed; no stop words, units,
-months or numbers); those of the clauses without a number that open its group (the clauses up to
+months or numbers; a unit of power or energy that follows no number names what is measured: `MW
++33%` is power's); those of the clauses without a number that open its group (the clauses up to
 `;`, `and`, `but`, `while`..., but not an `and` that goes on with a number: `cites 3.4 GW (end-2024)
 and 2.1 GW (end-2023)`) or follow it in its group (`1.7 GW (53 installations) on distribution
 networks`); or, when it has none, those of the clause before (`fell from EUR 160m (2022) to 140m
@@ -61,10 +62,17 @@ def stem(word: str) -> str:
 
 def terms_of(text: str) -> frozenset[str]:
     """The content words of `text`, lower case and stemmed; two-letter ones only as capitals
-    (`AC`, `DC`, `EU`)."""
+    (`AC`, `DC`, `EU`); a unit of power or energy written without a number names what is measured
+    (`MW +33%, MWh +44%`: power, energy)."""
     text = _REPORTING.sub(" ", text)  # `they would add that 42% ...`: a way of speaking, not a change
     words = (w.lower() for w in _WORD.findall(text) if len(w) >= 3 or (len(w) == 2 and w.isupper()))
-    return frozenset(stem(w) for w in words if w not in _STOP and w not in _SHORT_STOP)
+    named = frozenset(_MEASURED[m.group(2)] for m in _UNIT_ALONE.finditer(text) if not m.group(1))
+    return frozenset(stem(w) for w in words if w not in _STOP and w not in _SHORT_STOP) | named
+
+
+# `MW +33%`: a unit that follows no number (`3,400 MW` is a number's) names what is measured.
+_UNIT_ALONE = re.compile(r"(\d[\d.,]*\s?|/\s?|\bper\s)?\b[kMGT]W(h)?\b")
+_MEASURED = {None: "power", "h": "energy"}
 
 
 def _groups(text: str, clauses: Sequence[Clause]) -> list[list[Clause]]:

@@ -40,4 +40,4 @@ def test_changed_numbers_are_flagged(outcome: Outcome) -> None:
 def test_most_swaps_are_flagged(outcome: Outcome) -> None:
     flagged, changed = outcome.flagged("swap")
     assert changed >= 50
-    assert flagged / changed >= 0.8  # the rest: bench/mutations.py --misses, listed in README
+    assert flagged / changed >= 0.85  # the rest: bench/mutations.py --misses, listed in README

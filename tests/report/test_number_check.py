@@ -32,12 +32,26 @@ FACTS = [
     ("Fact-013", "Points at the end of 2025 by region: Capital 17,900 (290 per 100,000 residents), "
                  "North 6,100 (105).", "S06"),
     ("Fact-014", "NCPA members installed 2,900 new high-power connectors in 2025.", "S06"),
+    ("Fact-015", "The industry expects 1.5-2.0 GW to be commissioned in 2026.", "S03"),
+    # the bulletin's split (S07): only the second item's bracket says `installations`
+    ("Fact-016", "End-2025 split: 3.1 GW / 7.5 GWh (34 installations) on the transmission network; 1.7 GW / "
+                 "4.0 GWh (53 installations) on distribution networks.", "S07"),
+    # a bulletin's table row, quoted (S08): its bare cells are the statement's numbers
+    ("Fact-017", "NSO, end-2022: 1.2 GW; net additions 0.3 GW.", "S08"),
+    ("Fact-018", "The bulletin reports the fleet's latest yearly increase.", "S09"),
+    ("Fact-019", "End-2022: 1.2 GW = 1,200 MW; 2.3 GWh. YoY: MW +33%, MWh +44%.", "S10"),
 ]  # fmt: skip
+QUOTES = {
+    "Fact-017": "| 2022 | 1.2 | 0.3 |",
+    "Fact-018": "The fleet grew from 3.4 GW at the end of 2024 - an increase of 1.4 GW in one year.",
+}
 
 
 def _doc() -> TaskDoc:
-    facts = [Fact(fid, text, [src], verified=Verified.YES) for fid, text, src in FACTS]
-    sources = [Source(f"S0{i}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 7)]
+    facts = [
+        Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
+    ]
+    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 11)]
     return TaskDoc(FrontMatter(id="r", question="q"), facts=facts, sources=sources)
 
 
@@ -61,8 +75,34 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("right categories",
      "At end-2025, 34 transmission-connected installations held 3.1 GW, and 53 distribution-connected "
      "installations held 1.7 GW [S01].", []),
+    ("wrong category, named by a word its item shares with every item",
+     "At end-2025, transmission-connected installations held 1.7 GW and distribution-connected "
+     "installations 3.1 GW [S01][S07].", ["1.7 GW", "3.1 GW"]),
+    ("right categories, named by a word their item shares with every item",
+     "At end-2025, transmission-connected installations held 3.1 GW and distribution-connected "
+     "installations 1.7 GW [S01][S07].", []),
     ("a level is not stated by an addition",
      "| Year | Fleet |\n| --- | --- |\n| 2025 | 1.4 GW [S01] |\n", ["1.4 GW"]),
+    ("a quoted row's cell that the statement gives as an addition is not a level",
+     "| Year | Fleet |\n| --- | --- |\n| 2022 | 0.3 GW [S08] |\n", ["0.3 GW"]),
+    ("a quoted row's cells as the statement gives them",
+     "| Year | Fleet | Net additions |\n| --- | --- | --- |\n| 2022 | 1.2 GW [S08] | 0.3 GW [S08] |\n", []),
+    ("a change is not for the year where it started", "The fleet grew by 1.4 GW in 2024 [S09].", ["1.4 GW"]),
+    ("a change with where it started",
+     "The fleet grew from 3.4 GW at the end of 2024, an increase of 1.4 GW [S09].", []),
+    ("wrong column: a unit without a number names what is measured (MW +33%, MWh +44%)",
+     "| Year | Power growth | Energy growth |\n| --- | --- | --- |\n| 2022 | +44% [S10] | +33% [S10] |\n",
+     ["44%", "33%"]),
+    ("right columns: MW +33% is power's growth, MWh +44% energy's",
+     "| Year | Power growth | Energy growth |\n| --- | --- | --- |\n| 2022 | +33% [S10] | +44% [S10] |\n", []),
+    ("a growth rate from last year's row of another column",
+     "| Year | Power | Energy | Power growth | Energy growth |\n| --- | --- | --- | --- | --- |\n"
+     "| 2024 | 3.4 GW [S01] | 7.6 GWh [S01] | - | - |\n| 2025 | 4.8 GW [S01] | 11.5 GWh [S01] | +51% | +51% |\n",
+     ["51%"]),
+    ("growth rates from last year's row of their own columns",
+     "| Year | Power | Energy | Power growth | Energy growth |\n| --- | --- | --- | --- | --- |\n"
+     "| 2024 | 3.4 GW [S01] | 7.6 GWh [S01] | - | - |\n| 2025 | 4.8 GW [S01] | 11.5 GWh [S01] | +41% | +51% |\n",
+     []),
     ("a derivation the sentence signals",
      "Battery revenue rose by EUR 215m between 2022 and 2024, from EUR 95m to EUR 310m [S02].", []),
     ("a derivation the sentence does not signal",
@@ -105,6 +145,10 @@ TABLE: list[tuple[str, str, list[str]]] = [
      []),
     ("a year is not a count", "NCPA members installed 2,030 new high-power connectors in 2025 [S06].", ["2,030"]),
     ("a rise that ends lower", "High-power points rose from 3,300 to 2,100 [S06].", ["3,300", "2,100"]),
+    ("a range as its source gives it", "The industry expects 1.5-2.0 GW to be commissioned in 2026 [S03].", []),
+    ("a range's upper end as its lower end",
+     "The industry expects 2.0-2.0 GW to be commissioned in 2026 [S03].", ["2.0"]),
+    ("a range's end as a number of its own", "The industry expects up to 2.0 GW in 2026 [S03].", []),
     ("a derivation whose written inputs do not give it",
      "DC points grew by 1,200 in 2024 (derived: 4,900 less 3,800) [S06].", ["1,200", "4,900", "3,800"]),
     ("a derivation whose written inputs give it",
