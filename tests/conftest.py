@@ -30,31 +30,10 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under pytest-xdist (`-n auto --dist loadgroup`, the README's test command) every test marked
-    `serial` runs on one worker, one after another; the rest spread over all workers, in the order
-    of `spread_integration`."""
+    `serial` runs on one worker, one after another; the rest spread over all workers."""
     for item in items:
         if item.get_closest_marker("serial") is not None:
             item.add_marker(pytest.mark.xdist_group("serial"))
-    items[:] = spread_integration(items)
-
-
-def spread_integration(items: list[pytest.Item]) -> list[pytest.Item]:
-    """`items` with the integration tests spread over the first half of the others, in their own
-    order. Each runs a real agent CLI for up to minutes, mostly waiting on it (its start-up, its own
-    retries, a timeout): in one block they would take every worker for minutes while the CPUs idle,
-    then leave the CPU-bound tests to fight over them; spread out, they wait while the others
-    compute, and none starts near the end to run on alone. (xdist hands tests out in this order.)"""
-    slow = [item for item in items if item.get_closest_marker("integration") is not None]
-    rest = [item for item in items if item.get_closest_marker("integration") is None]
-    if not slow or not rest:
-        return items
-    step = max(1, len(rest) // (2 * len(slow)))
-    spread: list[pytest.Item] = []
-    for n, item in enumerate(rest):
-        if n % step == 0 and slow:
-            spread.append(slow.pop(0))
-        spread.append(item)
-    return spread + slow
 
 
 @pytest.fixture
