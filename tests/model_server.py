@@ -47,8 +47,9 @@ RUNAWAY = 12  # requests of one agent call that mean the CLI is looping
 
 @dataclass
 class Fault:
-    """Answer `status` (None: never answer) to the requests of `role` (None: every role) — for
-    good, or with `until_retried` only until deepresearch has logged a retry of that role."""
+    """Answer `status` (None: never answer) to the requests of `role` (None: every role), or of
+    the one call `label` (E1, reflector ...) — for good, or with `until_retried` only until
+    deepresearch has logged a retry of that role (of that label, when given)."""
 
     status: int | None
     role: str | None = None
@@ -56,6 +57,7 @@ class Fault:
     # As a busy API says it: retry soon. The CLIs' own retries stay real but quick (copilot
     # otherwise spends ~60 s retrying a 429 six times before it gives up).
     headers: dict[str, str] = field(default_factory=lambda: dict(RETRY_SOON))
+    label: str | None = None
 
 
 @dataclass(frozen=True)
@@ -140,7 +142,7 @@ class ModelServer:
         if found:
             prompt = (self.script.workdir / found.group(1)).read_text(encoding="utf-8")
             role, label = roles.header(prompt, "Role"), Path(found.group(1)).stem
-        fault = self._fault(role)
+        fault = self._fault(role, label)
         if fault is not None:
             status = fault.status or 0
             self._record(Seen(path, role, label, status, len(turn.results), "error"))
@@ -167,23 +169,25 @@ class ModelServer:
         with self._lock:
             self.requests.append(seen)
 
-    def _fault(self, role: str) -> Fault | None:
-        """The first fault for this role ("" for requests without our prompt: faults for all)."""
+    def _fault(self, role: str, label: str) -> Fault | None:
+        """The first fault for this role and label ("" for requests without our prompt: faults for all)."""
         for fault in self.script.faults:
-            if fault.role not in (None, role):
+            if fault.role not in (None, role) or fault.label not in (None, label):
                 continue
-            if fault.until_retried and self._retried(role):
+            key, value = ("label", label) if fault.label else ("role", role)
+            if fault.until_retried and self._retried(key, value):
                 continue
             return fault
         return None
 
-    def _retried(self, role: str) -> bool:
+    def _retried(self, key: str, value: str) -> bool:
+        """Whether deepresearch has logged a retry whose `key` ("role" or "label") is `value`."""
         events = self.script.workdir / "logs" / "events.jsonl"
         try:
             lines = events.read_text(encoding="utf-8").splitlines()
         except OSError:
             return False
-        return any('"agent_retry"' in line and json.loads(line).get("role") == role for line in lines)
+        return any('"agent_retry"' in line and json.loads(line).get(key) == value for line in lines)
 
     def _step(self, role: str, prompt: str, turn: Turn) -> ToolCall | str:
         """The next move of a well-behaved model: a tool call, or the final text."""

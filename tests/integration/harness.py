@@ -232,9 +232,9 @@ def events(workdir: Path) -> list[dict[str, Any]]:
     )
 
 
-def attempts(workdir: Path, role: str) -> list[dict[str, Any]]:
-    """The agent_finished events of a role, in order."""
-    return [e for e in events(workdir) if e["event"] == "agent_finished" and e["role"] == role]
+def attempts(workdir: Path, who: str) -> list[dict[str, Any]]:
+    """The agent_finished events of a role, or of one call by its label (E1), in order."""
+    return [e for e in events(workdir) if e["event"] == "agent_finished" and who in (e["role"], e["label"])]
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ QUESTION = "What do the E1 and E2 bulletins report for 2025?"
 # pinned versions): more would mean deepresearch retried.
 REQUESTS_PER_401 = {"claude": 2, "gemini": 1, "codex": 1, "copilot": 3, "opencode": 1, "qwen": 1}
 # How long one whole run may take: qwen retries a 429 or a 5xx 7 times over ~80 s before it gives up
-# (not configurable in 0.15.10), and the complete run meets one of each.
+# (not configurable in 0.15.10, nor in 0.24), and "500 forever" meets that twice.
 RUN_TIMEOUT = {"qwen": 480.0}
 # agent_timeout for a server that never answers: long enough for the CLI to start and send its
 # request (opencode takes ~5 s to start on an idle machine, 20 s on a loaded one).
@@ -87,21 +87,25 @@ def research(tmp_path: Path, clean_env: dict[str, str]) -> RunResearch:
     return run
 
 
-def failures(work: Path, role: str) -> list[str | None]:
-    """The failure kind of each attempt of a role (None: it succeeded)."""
-    return [e.get("failure") for e in attempts(work, role)]
+def failures(work: Path, who: str) -> list[str | None]:
+    """The failure kind of each attempt of a role, or of one call by its label (None: it succeeded)."""
+    return [e.get("failure") for e in attempts(work, who)]
 
 
-def retries(work: Path, role: str) -> list[float]:
-    """The backoff delays deepresearch logged for a role."""
-    return [e["delay"] for e in events(work) if e["event"] == "agent_retry" and e["role"] == role]
+def retries(work: Path, who: str) -> list[float]:
+    """The backoff delays deepresearch logged for a role, or for one call by its label."""
+    return [
+        e["delay"] for e in events(work) if e["event"] == "agent_retry" and who in (e["role"], e["label"])
+    ]
 
 
 @pytest.mark.parametrize("cli", ALL_CLIS)
 def test_complete_run_ends_with_a_verified_report(research: RunResearch, cli: str) -> None:
+    # The two executors run at once, so the CLI's own retries of the 429 and of the 500 (qwen's
+    # take ~80 s each) overlap instead of adding up.
     run = research(
         cli,
-        [Fault(429, "planner", until_retried=True), Fault(500, "reflector", until_retried=True)],
+        [Fault(429, label="E1", until_retried=True), Fault(500, label="E2", until_retried=True)],
         concurrency=2,
     )
     assert run.proc.returncode == 0, run.said
@@ -127,12 +131,12 @@ def test_complete_run_ends_with_a_verified_report(research: RunResearch, cli: st
     assert last.startswith("| Claims supported | ") and "(100%)" in last, last
 
     # The 429 and the 500 failed one whole CLI call each; our backoff retried it.
-    assert failures(run.work, "planner") == ["rate_limited", None], run.said
-    assert failures(run.work, "reflector") == ["overloaded", None], run.said
-    assert retries(run.work, "planner") == retries(run.work, "reflector") == [0.2]
+    assert failures(run.work, "E1") == ["rate_limited", None], run.said
+    assert failures(run.work, "E2") == ["overloaded", None], run.said
+    assert retries(run.work, "E1") == retries(run.work, "E2") == [0.2]
     # Executors archived their page through the CLI's own shell tool, then wrote their file.
     for label in ("E1", "E2"):
-        moves = [s.answer for s in run.server.seen(label=label)]
+        moves = [s.answer for s in run.server.seen(label=label) if s.status == 200]
         assert moves[0] in SHELL_TOOLS and moves[-1] == "text" and len(moves) >= 3, moves
 
 
