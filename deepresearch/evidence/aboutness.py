@@ -93,9 +93,10 @@ def _elsewhere(
     its years, another value) that at least two of the claim's words are about, when the claim's
     sentence names what `stated` is about (or `stated` is about nothing); or all the claim's
     distinctive words, when `stated` is about words its sentence does not use at all (the 1.6 GW of
-    a region is not the 2.3 GW under construction)."""
-    if not claim.terms or stated.terms & claim.terms:
-        return None
+    a region is not the 2.3 GW under construction). Not for a sentence that negates: its words may
+    say what the number is not about."""
+    if not claim.terms or stated.terms & claim.terms or claim.negated:
+        return None  # a sentence that says what its number is not is not held to a figure for those words
     apart = bool(stated.terms) and not stated.terms & claim.around
     own = distinctive(claim.terms)
     for text in texts:

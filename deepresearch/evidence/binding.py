@@ -53,6 +53,7 @@ _CLAUSE_BREAK = re.compile(
     r"|\s[–—-]\s",
     re.IGNORECASE,
 )
+_NEGATION = re.compile(r"\b(?:not|cannot|never|neither|nor|no longer)\b|n't\b", re.IGNORECASE)
 _BETWEEN = re.compile(r"\bbetween\s+\S+(?:\s+\S+)?$", re.IGNORECASE)
 _CHANGE_HEADER = re.compile(
     r"\b(?:added|additions?|net|growth|change|gap|difference|increase|decrease|fall|rise|drop|decline|cut|"
@@ -82,6 +83,7 @@ class Bound:
     # The units its sentence (a cell: its column's header) names: what a bare number may be measured in;
     # None when not known (lenient).
     named: frozenset[str] | None = None
+    negated: bool = False  # its text says what something is not (`cannot have been auction projects`)
     clause: str = ""  # the clause it is written in
     # A table cell's: the words of its header that no other header of numbers in its unit has, and
     # the words of those other headers that its header does not have.
@@ -217,6 +219,7 @@ class _Reading:
         return Bound(
             q, own, 2 if own else 0, terms | ctx.terms, signals, change, direction, self.origin,
             around=ctx.around or terms_of(self.text), beside=beside, clause=self.text[slice(*clause)],
+            negated=bool(_NEGATION.search(self.text)),
         )  # fmt: skip
 
 

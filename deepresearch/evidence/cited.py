@@ -88,7 +88,12 @@ class Evidence:
         if matches:
             best = max(matches, key=lambda m: _score(claim, m, self))
             silent = not any(m.terms & claim.terms for m in matches)
-            rival = self._better(claim, _score(claim, best, self)) if self.dated and silent else None
+            # a sentence that negates may name what its number is not: no rival for those words
+            rival = (
+                self._better(claim, _score(claim, best, self))
+                if self.dated and silent and not claim.negated
+                else None
+            )
             if rival is None:
                 return best, ""
             words = ", ".join(sorted(self.distinctive(rival.terms & claim.terms, 10))) or years_text(

@@ -45,7 +45,7 @@ _REPORTING = re.compile(r"\b(?:add|adds|added)\s+that\b", re.IGNORECASE)
 CHANGE_TERMS = frozenset({"add", "net", "increase", "decrease", "growth", "decline", "change", "gain", "yoy"})
 # Where a group of clauses ends: the next one starts with one of these.
 _STRONG = re.compile(
-    r"^(?:;|，|；|\s+(?:and|but|while|whereas|versus|vs\.?|against)\s|,\s*(?:and|but|while)\s)"
+    r"(?:;|，|；|\s+(?:and|but|while|whereas|versus|vs\.?|against)\s|,\s*(?:and|but|while)\s)"
     r"(?!\s*(?:[+−-]|EUR|USD|GBP|US\$|[€$£¥])?\s?\d)",  # `cites 3.4 GW (2024) and 2.1 GW (2023)`: one group
     re.I,
 )

@@ -40,6 +40,8 @@ FACTS = [
     ("Fact-017", "NSO, end-2022: 1.2 GW; net additions 0.3 GW.", "S08"),
     ("Fact-018", "The bulletin reports the fleet's latest yearly increase.", "S09"),
     ("Fact-019", "End-2022: 1.2 GW = 1,200 MW; 2.3 GWh. YoY: MW +33%, MWh +44%.", "S10"),
+    # a pipeline (S11): two items of one sentence, apart at `;`
+    ("Fact-020", "Storage projects: 2.3 GW under construction; a further 3.9 GW permitted.", "S11"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
@@ -51,7 +53,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 11)]
+    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 12)]
     return TaskDoc(FrontMatter(id="r", question="q"), facts=facts, sources=sources)
 
 
@@ -127,6 +129,10 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("two lists, the second swapped",
      "In 2024-2025 the fleet held 3.4 and 4.8 GW and 11.5 and 7.6 GWh [S01].", ["11.5", "7.6 GWh"]),
     ("a change stated only as a level", "The fleet grew by 4.8 GW in 2025 [S01].", ["4.8 GW"]),
+    ("a sentence that says what its number is not",
+     "2024's 1.3 GW cannot have been mainly round 2 awards [S01][S04].", []),
+    ("a sentence that says what its number is, for another fact's words",
+     "2024's 1.3 GW was mainly round 2 awards [S01][S04].", ["1.3 GW"]),
     ("'add that' reports, it states no change",
      "Supporters would add that the fleet held 4.8 GW at end-2025 [S01].", []),
     ("the sentence before, referred to",
