@@ -31,6 +31,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from functools import cached_property
 from itertools import pairwise
 
 from deepresearch.evidence.lists import share_units
@@ -146,11 +147,22 @@ class _Reading:
         years = mentions(prepared, found)
         return cls(prepared, found, years, belonging(prepared, found, years), origin, whole, context)
 
-    @property
+    # Properties of the whole text, read once for all its numbers.
+    @cached_property
     def free(self) -> list[YearMention]:
         """The years no number took as its own."""
         taken = {(m.start, m.end) for m in self.owned.values()}
         return [m for m in self.years if (m.start, m.end) not in taken]
+
+    @cached_property
+    def all_terms(self) -> frozenset[str]:
+        """The terms of the whole text."""
+        return terms_of(self.text)
+
+    @cached_property
+    def negated(self) -> bool:
+        """Whether the text says what something is not."""
+        return bool(_NEGATION.search(self.text))
 
     def sentence(self, start: int, end: int, claims_only: bool) -> list[Bound]:
         clauses = clauses_of(self.text, start, end)
@@ -218,8 +230,8 @@ class _Reading:
         beside = frozenset(r.value for other in here if other is not q for r in other.readings)
         return Bound(
             q, own, 2 if own else 0, terms | ctx.terms, signals, change, direction, self.origin,
-            around=ctx.around or terms_of(self.text), beside=beside, clause=self.text[slice(*clause)],
-            negated=bool(_NEGATION.search(self.text)),
+            around=ctx.around or self.all_terms, beside=beside, clause=self.text[slice(*clause)],
+            negated=self.negated,
         )  # fmt: skip
 
 
