@@ -13,6 +13,7 @@ import html
 import json
 import socket
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -110,6 +111,17 @@ class MockProviders:
         env.update({KEY_VARS[p]: f"test-key-{p}" for p in providers if p in KEY_VARS})
         env["DEEPRESEARCH_SEARCH_TIMEOUT"] = str(timeout)
         return env
+
+    def wait_pending(self, provider: str, count: int = 1, timeout: float = 5.0) -> int:
+        """Requests of `provider` being answered, once `count` have arrived or `timeout` has passed
+        (a client's thread may reach the server after a faster provider's answer, on a busy machine)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self.lock:
+                pending = self.pending[provider]
+            if pending >= count or time.monotonic() > deadline:
+                return pending
+            time.sleep(0.01)
 
     def total_hits(self) -> int:
         with self.lock:

@@ -48,7 +48,7 @@ def test_race_returns_the_first_success_without_waiting_for_a_slow_provider(serv
     server.script("tavily", "429")
     results, attempts = race(providers(server, "serper", "tavily", "brave"), "q", 5, TIMEOUT)
     assert {r.provider for r in results} == {"brave"}
-    assert server.pending["serper"] == 1  # still unanswered: race did not wait for it
+    assert server.wait_pending("serper") == 1  # asked, still unanswered: race did not wait for it
     assert "serper" not in {a.provider for a in attempts}
     server.release.set()
 
