@@ -42,9 +42,13 @@ QUESTION = "What do the E1 and E2 bulletins report for 2025?"
 # Requests one CLI process makes for one prompt answered 401 (its own retries, seen with the
 # pinned versions): more would mean deepresearch retried.
 REQUESTS_PER_401 = {"claude": 2, "gemini": 1, "codex": 1, "copilot": 3, "opencode": 1, "qwen": 1}
-# How long one whole run may take: qwen retries a 429 or a 5xx 7 times over ~80 s before it gives up
-# (not configurable in 0.15.10, nor in 0.24), and "500 forever" meets that twice.
-RUN_TIMEOUT = {"qwen": 480.0}
+# How long one CLI call spends retrying a 429 or 5xx itself before it gives up, where that is long: qwen
+# retries 7 times over ~80 s (not configurable in 0.15.10, nor in 0.24). "500 forever" gives such a CLI
+# one call, not two: that our backoff retries its overloaded call is shown by the complete run (E2), and
+# our giving up after the last retry does not depend on the CLI (the other five show it).
+OWN_5XX_RETRY_SECONDS = {"qwen": 80.0}
+# How long one whole run may take.
+RUN_TIMEOUT = {cli: 240.0 + 3 * seconds for cli, seconds in OWN_5XX_RETRY_SECONDS.items()}
 # agent_timeout for a server that never answers: long enough for the CLI to start and send its
 # request (opencode takes ~5 s to start on an idle machine, 20 s on a loaded one).
 HANG_TIMEOUT = {"opencode": 45, "qwen": 30}
@@ -153,11 +157,12 @@ def test_401_is_a_login_error_without_retries(research: RunResearch, cli: str) -
 
 @pytest.mark.parametrize("cli", ALL_CLIS)
 def test_500_forever_fails_clearly_after_our_retries(research: RunResearch, cli: str) -> None:
-    run = research(cli, [Fault(500)], retries=1, backoff_base=0.1)
+    retried = OWN_5XX_RETRY_SECONDS.get(cli) is None
+    run = research(cli, [Fault(500)], retries=1 if retried else 0, backoff_base=0.1)
     assert run.proc.returncode == ExitCode.AGENT, run.said
     assert f"{cli}: the API is overloaded or failing" in run.proc.stderr
-    assert failures(run.work, "planner") == ["overloaded", "overloaded"]
-    assert retries(run.work, "planner") == [0.1]
+    assert failures(run.work, "planner") == ["overloaded"] * (2 if retried else 1)
+    assert retries(run.work, "planner") == ([0.1] if retried else [])
 
 
 @pytest.mark.parametrize("cli", ALL_CLIS)

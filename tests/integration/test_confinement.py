@@ -137,7 +137,9 @@ def hijacked_run(cli: str, sandbox: str, tmp_path: Path, base_env: dict[str, str
         ]
         script = Script(work, pages.base_url, scenario={"attacks": attacks})
         with ModelServer(script) as server:
-            write_config(work, cli, server.base_url, sandbox=sandbox, concurrency=1)
+            # Only the executors are hijacked: the verifier's two calls would add real-CLI time to each
+            # of the twelve runs and prove nothing here (each CLI's complete run makes them).
+            write_config(work, cli, server.base_url, sandbox=sandbox, concurrency=1, verify_support="never")
             env = {**cli_env(cli, server.base_url, home, base_env), "SERPER_API_KEY": SECRET, **TOKENS}
             proc = run_deepresearch(["-p", QUESTION, "-o", str(work)], env, tmp_path, timeout=400)
             results = dict(server.tool_results)
