@@ -21,7 +21,8 @@ in the text it is written in, to:
   derived (evidence/signals.py).
 
 Clauses are the pieces of a sentence between `,` `;` `:` brackets, `and` (not the `and` of `between 4
-and 5`), `but`, `while`, `whereas`, `versus`, spaced dashes. A table row is bound cell by cell
+and 5`), `but`, `while`, `whereas`, `versus`, spaced dashes, and the spaced `+`, `=` and `plus` of a
+written sum (`6.2 GW total = 2.3 GW under construction + 3.9 GW permitted`: three items). A table row is bound cell by cell
 (`bind_row`). A bare number of a quoted table row (no header to say its unit) is `loose`.
 """
 
@@ -50,8 +51,8 @@ from deepresearch.evidence.years import YearMention, belonging, mentions
 
 _SENTENCE = re.compile(r".+?(?:[.!?。！？]+(?=\s|$)|$)", re.DOTALL)
 _CLAUSE_BREAK = re.compile(
-    r"(?<!\d),|,(?!\d)|:(?=\s)|[;()\[\]，、；：（）]|\s(?:and|but|while|whereas|versus|vs\.?|against)\s"
-    r"|\s[–—-]\s",
+    r"(?<!\d),|,(?!\d)|:(?=\s)|[;()\[\]，、；：（）]|\s(?:and|but|while|whereas|versus|vs\.?|against|plus)\s"
+    r"|\s[–—=+-]\s",
     re.IGNORECASE,
 )
 _NEGATION = re.compile(r"\b(?:not|cannot|never|neither|nor|no longer)\b|n't\b", re.IGNORECASE)

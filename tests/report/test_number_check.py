@@ -42,6 +42,9 @@ FACTS = [
     ("Fact-019", "End-2022: 1.2 GW = 1,200 MW; 2.3 GWh. YoY: MW +33%, MWh +44%.", "S10"),
     # a pipeline (S11): two items of one sentence, apart at `;`
     ("Fact-020", "Storage projects: 2.3 GW under construction; a further 3.9 GW permitted.", "S11"),
+    # a grid note (S12): a sum written out, and a peak in a bracket after the words it is about
+    ("Fact-021", "Pipeline (not operational): 6.2 GW total = 2.3 GW under construction + 3.9 GW permitted.", "S12"),
+    ("Fact-022", "Grid note: battery discharge peaked at 2.9 GW during the January demand peak (9.3 GW).", "S12"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
@@ -53,7 +56,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 12)]
+    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 13)]
     return TaskDoc(FrontMatter(id="r", question="q"), facts=facts, sources=sources)
 
 
@@ -133,6 +136,9 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "2024's 1.3 GW cannot have been mainly round 2 awards [S01][S04].", []),
     ("a sentence that says what its number is, for another fact's words",
      "2024's 1.3 GW was mainly round 2 awards [S01][S04].", ["1.3 GW"]),
+    ("a part of a written sum as another part",
+     "The pipeline held 3.9 GW under construction and 2.3 GW permitted [S12].", ["3.9 GW", "2.3 GW"]),
+    ("the parts of a written sum", "The pipeline held 2.3 GW under construction and 3.9 GW permitted [S12].", []),
     ("'add that' reports, it states no change",
      "Supporters would add that the fleet held 4.8 GW at end-2025 [S01].", []),
     ("the sentence before, referred to",
