@@ -106,7 +106,12 @@ class Evidence:
         if claim.quantity.plain:
             for text in self.weights:
                 weight = next(
-                    (i for i in text if i.quantity.plain and same_value(claim.quantity, i.quantity)), None
+                    (
+                        i
+                        for i in text  # (not the digits of an ID: `Fact-003 W=1.00`)
+                        if i.quantity.claim and i.quantity.plain and same_value(claim.quantity, i.quantity)
+                    ),
+                    None,
                 )
                 if weight is not None:
                     return weight, ""

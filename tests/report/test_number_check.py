@@ -9,7 +9,7 @@ import pytest
 from deepresearch.report.blocks import body_blocks
 from deepresearch.report.check import check_report
 from deepresearch.report.number_check import explanation, judge_numbers, number_violations
-from deepresearch.state.model import Fact, FrontMatter, Source, Support, TaskDoc, Verified
+from deepresearch.state.model import Conflict, Fact, FrontMatter, Source, Support, TaskDoc, Verified
 from tests.report.conftest import Run
 
 # Facts of an energy statistics bulletin (S01), a grid operator (S02), an industry body (S03) and a
@@ -57,7 +57,13 @@ def _doc() -> TaskDoc:
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
     sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 13)]
-    return TaskDoc(FrontMatter(id="r", question="q"), facts=facts, sources=sources)
+    # the reflector's words about a conflict name a count no source gives; its weights are code's
+    conflict = Conflict(
+        "CONF-1", "End-2025 capacity", ["Fact-003", "Fact-008"], preferred="Fact-003",
+        resolution="The industry adds about 5 behind-the-meter sites. — evidence weight: Fact-003 W=1.00, "
+        "Fact-008 W=0.88; Fact-003 preferred, margin 0.12",
+    )  # fmt: skip
+    return TaskDoc(FrontMatter(id="r", question="q"), facts=facts, sources=sources, conflicts=[conflict])
 
 
 def _ungrounded(report: str, doc: TaskDoc | None = None) -> list[str]:
@@ -139,6 +145,11 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a part of a written sum as another part",
      "The pipeline held 3.9 GW under construction and 2.3 GW permitted [S12].", ["3.9 GW", "2.3 GW"]),
     ("the parts of a written sum", "The pipeline held 2.3 GW under construction and 3.9 GW permitted [S12].", []),
+    ("a conflict's evidence weights", "The NSO's 4.8 GW is preferred by evidence weight (margin 0.12) [S01][S03].", []),
+    ("a count only a conflict's wording gives",
+     "The industry's figure includes 5 behind-the-meter sites [S01][S03].", ["5"]),
+    ("a count only a conflict's fact IDs give (Fact-003)",
+     "The industry's figure includes 3 behind-the-meter sites [S01][S03].", ["3"]),
     ("'add that' reports, it states no change",
      "Supporters would add that the fleet held 4.8 GW at end-2025 [S01].", []),
     ("the sentence before, referred to",
