@@ -16,7 +16,8 @@ in the text it is written in, to:
 - **change**: written as a change (`+5`, `−15%`, `rose by 12%`, `an increase of 0.2 GW`, `19% lower`,
   a clause about additions or growth: `net additions were 0.3 GW`, a column `Net power added`) and
   its **direction** (+1 a rise, −1 a fall, 0 not said); evidence may be a change (`changing`) when
-  its sentence speaks of one. An evidence change between two years is for the later one.
+  its item (its group of clauses: evidence/terms.py) speaks of one (`end-2022: 1.2 GW; net additions
+  0.3 GW`: 1.2 GW is a level). An evidence change between two years is for the later one.
 - **signals**: the derivations the words of its clause name, and whether its sentence marks it as
   derived (evidence/signals.py).
 
@@ -45,7 +46,7 @@ from deepresearch.evidence.signals import (
     sentence_speaks_of_change,
     signals_in,
 )
-from deepresearch.evidence.terms import CHANGE_TERMS, Clause, clause_terms, terms_of
+from deepresearch.evidence.terms import CHANGE_TERMS, Clause, clause_terms, group_spans, terms_of
 from deepresearch.evidence.units import named_dimensions
 from deepresearch.evidence.years import YearMention, belonging, mentions
 
@@ -80,7 +81,7 @@ class Bound:
     loose: bool = False  # a bare number of a quoted table row: its unit may be in a header not quoted
     around: frozenset[str] = frozenset()  # the terms of its whole text (a table: of its cells)
     beside: frozenset[Decimal] = frozenset()  # the values of the other numbers of its clause
-    changing: bool = False  # evidence whose sentence speaks of a change: it may be one
+    changing: bool = False  # evidence whose item speaks of a change: it may be one
     undated: bool = False  # where a change started (`up from 38.5%`): its year is not the sentence's
     # The units its sentence (a cell: its column's header) names: what a bare number may be measured in;
     # None when not known (lenient).
@@ -177,7 +178,9 @@ class _Reading:
         starts = [q.start for q in self.found if q.claim]
         derived, about = derived_marks(self.text, clauses, starts), clause_terms(self.text, clauses, starts)
         inputs = derivation_inputs(self.text, starts)
-        changing = bool(self.origin) and sentence_speaks_of_change(self.text[start:end])
+        # evidence may be a change when its item speaks of one (`end-2022: 1.2 GW; net additions 0.3
+        # GW`: the 1.2 GW is a level)
+        items = group_spans(self.text, clauses) if self.origin else []
         named = (
             self.context.named if self.context.named is not None else named_dimensions(self.text[start:end])
         )
@@ -201,6 +204,9 @@ class _Reading:
                 strong = 2 if b.years else strength
                 if self.origin and b.change and not b.years and own & started:
                     own, strong = own - started, 0  # `from 3.4 GW at end-2024, an increase of 1.4 GW`
+                changing = any(
+                    a <= q.start < z and sentence_speaks_of_change(self.text[a:z]) for a, z in items
+                )
                 bound.append(
                     replace(b, years=own, strength=strong, changing=changing, undated=undated, named=named)
                 )

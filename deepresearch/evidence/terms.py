@@ -84,6 +84,11 @@ def _groups(text: str, clauses: Sequence[Clause]) -> list[list[Clause]]:
     return groups
 
 
+def group_spans(text: str, clauses: Sequence[Clause]) -> list[Clause]:
+    """Where each group of clauses (an item of its sentence: up to `;`, `and`, `but`...) starts and ends."""
+    return [(group[0][0], group[-1][1]) for group in _groups(text, clauses)]
+
+
 def clause_terms(text: str, clauses: Sequence[Clause], starts: Sequence[int]) -> dict[int, frozenset[str]]:
     """The terms of the numbers (starting at `starts`) of each clause, by the clause's start."""
     out: dict[int, frozenset[str]] = {}
