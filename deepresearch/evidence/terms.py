@@ -42,7 +42,9 @@ _SHORT_STOP = frozenset({"of", "in", "to", "on", "at", "by", "or", "an", "as", "
 _SUFFIXES = ("ations", "ation", "itions", "ition", "ings", "ing", "ies", "ed", "es", "s")
 # Words that make a clause's number a change: `net additions were 0.3 GW`.
 _REPORTING = re.compile(r"\b(?:add|adds|added)\s+that\b", re.IGNORECASE)
-CHANGE_TERMS = frozenset({"add", "net", "increase", "decrease", "growth", "decline", "change", "gain", "yoy"})
+CHANGE_TERMS = frozenset(
+    {"add", "net", "increas", "decreas", "growth", "declin", "chang", "gain", "yoy"}
+)  # stemmed
 # Where a group of clauses ends: the next one starts with one of these.
 _STRONG = re.compile(
     r"(?:;|，|；|\s+(?:and|but|while|whereas|versus|vs\.?|against)\s|,\s*(?:and|but|while)\s)"
@@ -53,11 +55,13 @@ Clause = tuple[int, int]
 
 
 def stem(word: str) -> str:
-    """A crude stem, enough to meet `added` with `additions` and `installed` with `installation`."""
+    """A crude stem, enough to meet `added` with `additions`, `installed` with `installation` and
+    `discharge` with `discharged` (a final `e` goes: `price`, `prices`, `pricing`)."""
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
+            word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            break
+    return word[:-1] if word.endswith("e") and len(word) >= 4 else word
 
 
 def terms_of(text: str) -> frozenset[str]:

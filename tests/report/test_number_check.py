@@ -45,6 +45,7 @@ FACTS = [
     # a grid note (S12): a sum written out, and a peak in a bracket after the words it is about
     ("Fact-021", "Pipeline (not operational): 6.2 GW total = 2.3 GW under construction + 3.9 GW permitted.", "S12"),
     ("Fact-022", "Grid note: battery discharge peaked at 2.9 GW during the January demand peak (9.3 GW).", "S12"),
+    ("Fact-023", "In 2025 the discharge record was 2.9 GW and the demand record 9.3 GW.", "S13"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
@@ -56,7 +57,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 13)]
+    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 14)]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
         "CONF-1", "End-2025 capacity", ["Fact-003", "Fact-008"], preferred="Fact-003",
@@ -153,6 +154,10 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a level of a fact's item as a change, another item speaking of one",
      "The fleet grew by 1.2 GW in 2022 [S08].", ["1.2 GW"]),
     ("the change of a fact's item", "The fleet grew by 0.3 GW in 2022 [S08].", []),
+    ("two items swapped, named by a word as another form (discharged, discharge)",
+     "In 2025 batteries discharged a record 9.3 GW while demand peaked at 2.9 GW [S13].", ["9.3 GW", "2.9 GW"]),
+    ("two items, named by a word as another form",
+     "In 2025 batteries discharged a record 2.9 GW while demand peaked at 9.3 GW [S13].", []),
     ("'add that' reports, it states no change",
      "Supporters would add that the fleet held 4.8 GW at end-2025 [S01].", []),
     ("the sentence before, referred to",
