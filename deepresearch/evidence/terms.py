@@ -6,7 +6,8 @@ months or numbers; a unit of power or energy that follows no number names what i
 `;`, `and`, `but`, `while`..., but not an `and` that goes on with a number: `cites 3.4 GW (end-2024)
 and 2.1 GW (end-2023)`) or follow it in its group (`1.7 GW (53 installations) on distribution
 networks`); or, when it has none, those of the clause before (`fell from EUR 160m (2022) to 140m
-(2023)`: the same thing). A bracket with a number and no words of its own after an earlier one with
+(2023)`: the same thing), unless its group opens with words of its own (`total spend was EUR 520m;
+battery revenue (310m) rose`: another item). A bracket with a number and no words of its own after an earlier one with
 words is parallel to it (`Capital 17,900 (290 per 100,000 residents), North 6,100 (105)`).
 """
 
@@ -104,6 +105,8 @@ def clause_terms(text: str, clauses: Sequence[Clause], starts: Sequence[int]) ->
             continue
         first = group.index(counted[0])
         lead = frozenset(w for c in group[:first] for w in terms_of(text[slice(*c)]))
+        if lead:  # an item that names what it is about (`; battery revenue (95/310m) rose`)
+            inherited = parallel = frozenset()
         run: list[Clause] = []  # the clauses with numbers that the next words without one follow
         for clause in group[first:]:
             words = terms_of(text[slice(*clause)])

@@ -46,6 +46,8 @@ FACTS = [
     ("Fact-021", "Pipeline (not operational): 6.2 GW total = 2.3 GW under construction + 3.9 GW permitted.", "S12"),
     ("Fact-022", "Grid note: battery discharge peaked at 2.9 GW during the January demand peak (9.3 GW).", "S12"),
     ("Fact-023", "In 2025 the discharge record was 2.9 GW and the demand record 9.3 GW.", "S13"),
+    # a grid operator's spend (S14): the item after `;` has words of its own
+    ("Fact-024", "Total grid spend was EUR 340m (2022) and EUR 520m (2024); battery revenue (EUR 310m in 2024) rose.", "S14"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
@@ -57,7 +59,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 14)]
+    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 15)]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
         "CONF-1", "End-2025 capacity", ["Fact-003", "Fact-008"], preferred="Fact-003",
@@ -158,6 +160,10 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "In 2025 batteries discharged a record 9.3 GW while demand peaked at 2.9 GW [S13].", ["9.3 GW", "2.9 GW"]),
     ("two items, named by a word as another form",
      "In 2025 batteries discharged a record 2.9 GW while demand peaked at 9.3 GW [S13].", []),
+    ("an item's figure as another's, the item after ';' naming its own",
+     "Battery revenue reached EUR 520m in 2024, of a total grid spend of EUR 310m [S14].", ["EUR 520m", "EUR 310m"]),
+    ("each item's own figure",
+     "Battery revenue reached EUR 310m in 2024, of a total grid spend of EUR 520m [S14].", []),
     ("'add that' reports, it states no change",
      "Supporters would add that the fleet held 4.8 GW at end-2025 [S01].", []),
     ("the sentence before, referred to",
