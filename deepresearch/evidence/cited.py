@@ -9,7 +9,7 @@ year or two words) shows the claim gives the wrong number for it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from deepresearch.evidence.aboutness import conflict
@@ -70,14 +70,14 @@ class Evidence:
             ]
         return self._operands
 
-    def stating(self, claim: Bound) -> tuple[Bound | None, str]:
+    def stating(self, claim: Bound, taken: Collection[Bound] = ()) -> tuple[Bound | None, str]:
         """(the evidence number that states the claim, "") or (None, why the nearest candidate with
-        its value does not)."""
+        its value does not); `taken`: numbers that state another number of the claim's sentence."""
         why = ""
         matches: list[Bound] = []
         for text in self.texts:
             for item in text:
-                if not _measured_alike(claim, item) or _a_year(item):
+                if not _measured_alike(claim, item) or _a_year(item) or item in taken:
                     continue
                 if not same_value(claim.quantity, item.quantity, item.loose and self._lends(claim, item)):
                     continue

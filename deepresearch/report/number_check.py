@@ -124,7 +124,9 @@ class FactEvidence:
 def _judge_scope(scope: Scope, evidence: Evidence) -> list[Judgement]:
     """Each number of the scope: stated by the evidence, else derived (evidence/judge.py)."""
     claims = [bound for bound, _ in scope.numbers]
-    verdicts = judge_together(claims, evidence, scope.earlier, scope.spans, where=f"this {scope.kind}")
+    verdicts = judge_together(
+        claims, evidence, scope.earlier, scope.spans, where=f"this {scope.kind}", distinct=True
+    )
     for index, why in contradictions(scope.text, claims, scope.spans).items():
         verdicts[index] = Judgement(False, "", why)  # the sentence cannot be right as written
     return verdicts
