@@ -48,6 +48,8 @@ FACTS = [
     ("Fact-023", "In 2025 the discharge record was 2.9 GW and the demand record 9.3 GW.", "S13"),
     # a grid operator's spend (S14): the item after `;` has words of its own
     ("Fact-024", "Total grid spend was EUR 340m (2022) and EUR 520m (2024); battery revenue (EUR 310m in 2024) rose.", "S14"),
+    ("Fact-025", "The operators' survey had a 97% response; capacity uncertainty is about ±3%.", "S15"),
+    ("Fact-026", "The average site size (derived) is about 91 MW on transmission and about 32 MW on distribution.", "S15"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
@@ -59,7 +61,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 15)]
+    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 16)]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
         "CONF-1", "End-2025 capacity", ["Fact-003", "Fact-008"], preferred="Fact-003",
@@ -167,6 +169,11 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a value written twice, which the cited fact states once",
      "Batteries discharged up to 9.3 GW during the 9.3 GW demand peak [S12].", ["9.3 GW"]),
     ("two values, each stated once", "Batteries discharged up to 2.9 GW during the 9.3 GW demand peak [S12].", []),
+    ("another item's figure, the sentence naming nothing of that item",
+     "Capacity figures carry an uncertainty of about 97% [S15].", ["97%"]),
+    ("the item's own figure", "Capacity figures carry an uncertainty of about 3% [S15].", []),
+    ("a list's later item, its words written once before the list ('and about 32 MW')",
+     "That implies average sizes of about 91 MW and about 32 MW [S15].", []),
     ("'add that' reports, it states no change",
      "Supporters would add that the fleet held 4.8 GW at end-2025 [S01].", []),
     ("the sentence before, referred to",
