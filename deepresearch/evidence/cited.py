@@ -77,7 +77,7 @@ class Evidence:
         matches: list[Bound] = []
         for text in self.texts:
             for item in text:
-                if not _measured_alike(claim, item) or _a_year(item) or item in taken:
+                if not _measured_alike(claim, item) or _a_year(item) or _restates(item, taken):
                     continue
                 if not same_value(claim.quantity, item.quantity, item.loose and self._lends(claim, item)):
                     continue
@@ -171,6 +171,11 @@ class Evidence:
             return years, len(claim.terms & b.terms), -distance
 
         return max(candidates, key=score)
+
+
+def _restates(item: Bound, taken: Collection[Bound]) -> bool:
+    """The figure of a taken number: its value in the same fact (a statement restates its quote)."""
+    return any(t.origin == item.origin and same_value(t.quantity, item.quantity) for t in taken)
 
 
 def _a_year(item: Bound) -> bool:

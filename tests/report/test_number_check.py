@@ -54,6 +54,7 @@ FACTS = [
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
     "Fact-018": "The fleet grew from 3.4 GW at the end of 2024 - an increase of 1.4 GW in one year.",
+    "Fact-022": "Battery storage discharged up to 2.9 GW during the evening peak.",
 }
 
 
@@ -169,6 +170,10 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a value written twice, which the cited fact states once",
      "Batteries discharged up to 9.3 GW during the 9.3 GW demand peak [S12].", ["9.3 GW"]),
     ("two values, each stated once", "Batteries discharged up to 2.9 GW during the 9.3 GW demand peak [S12].", []),
+    ("a value written twice, which the cited fact's statement and its quote state once",
+     "The 2.9 GW demand peak came as batteries discharged up to 2.9 GW [S12].", ["2.9 GW"]),
+    ("two values, one of them in the fact's statement and its quote",
+     "The 9.3 GW demand peak came as batteries discharged up to 2.9 GW [S12].", []),
     ("another item's figure, the sentence naming nothing of that item",
      "Capacity figures carry an uncertainty of about 97% [S15].", ["97%"]),
     ("the item's own figure", "Capacity figures carry an uncertainty of about 3% [S15].", []),
