@@ -93,7 +93,8 @@ def _elsewhere(
     distinctive: Callable[[frozenset[str]], frozenset[str]],
 ) -> Bound | None:
     """When none of the claim's words is about `stated`: another number of another fact (its unit,
-    its years, another value) that at least two of the claim's words are about, when the claim's
+    its years, another value) that at least two of the claim's words are about (or its one word,
+    when that is all it says and few facts use it: `the industry's 4.8 GW`), when the claim's
     sentence names what `stated` is about (or `stated` is about nothing); or all the claim's
     distinctive words, when `stated` is about words its sentence does not use at all (the 1.6 GW of
     a region is not the 2.3 GW under construction). Not for a sentence that negates: its words may
@@ -108,7 +109,9 @@ def _elsewhere(
             if other.origin == stated.origin or not q.claim or q.dimension != stated.quantity.dimension:
                 continue
             shared = other.terms & claim.terms
-            if not ((not apart and len(shared) >= 2) or (apart and own and own <= shared)):
+            # two words, or the claim's one word when that is all it says and few facts use it
+            enough = len(shared) >= 2 or (claim.terms == own and len(own) == 1 and own <= shared)
+            if not ((not apart and enough) or (apart and own and own <= shared)):
                 continue
             if {r.value for r in q.readings} & claim.beside:
                 continue  # (the words may be about the other number of its clause: `1-10 MW`)
