@@ -103,19 +103,22 @@ class Evidence:
                 None,
                 f'{best.origin} states {best.text}, but {rival.origin} gives {rival.text} for "{words}"',
             )
-        if claim.quantity.plain:
-            for text in self.weights:
-                weight = next(
-                    (
-                        i
-                        for i in text  # (not the digits of an ID: `Fact-003 W=1.00`)
-                        if i.quantity.claim and i.quantity.plain and same_value(claim.quantity, i.quantity)
-                    ),
-                    None,
-                )
-                if weight is not None:
-                    return weight, ""
-        return None, why
+        weight = self._weight(claim)
+        return (weight, "") if weight is not None else (None, why)
+
+    def _weight(self, claim: Bound) -> Bound | None:
+        """A conflict's evidence weight or margin that states a bare claim."""
+        if not claim.quantity.plain:
+            return None
+        return next(
+            (
+                i
+                for text in self.weights
+                for i in text  # (not the digits of an ID: `Fact-003 W=1.00`)
+                if i.quantity.claim and i.quantity.plain and same_value(claim.quantity, i.quantity)
+            ),
+            None,
+        )
 
     def distinctive(self, terms: frozenset[str], share: int = 5) -> frozenset[str]:
         """The words of `terms` that few texts of this evidence use (at most one in `share`, or three)."""

@@ -2,13 +2,14 @@
 
 A number's terms are the content words of its clause (lower case, stemmed; no stop words, units,
 months or numbers; a unit of power or energy that follows no number names what is measured: `MW
-+33%` is power's); those of the clauses without a number that open its group (the clauses up to
-`;`, `and`, `but`, `while`..., but not an `and` that goes on with a number, hedged or not: `cites 3.4 GW
-(end-2024) and 2.1 GW (end-2023)`, `about 91 MW and about 32 MW`) or follow it in its group (`1.7 GW (53 installations) on distribution
-networks`); or, when it has none, those of the clause before (`fell from EUR 160m (2022) to 140m
-(2023)`: the same thing), unless its group opens with words of its own (`total spend was EUR 520m;
-battery revenue (310m) rose`: another item). A bracket with a number and no words of its own after an earlier one with
-words is parallel to it (`Capital 17,900 (290 per 100,000 residents), North 6,100 (105)`).
++33%` is power's); those of the clauses without a number that open its group (the clauses up to `;`,
+`and`, `but`, `while`..., but not an `and` that goes on with a number, hedged or not: `cites 3.4 GW
+(end-2024) and 2.1 GW (end-2023)`, `about 91 MW and about 32 MW`) or follow it in its group (`1.7 GW
+(53 installations) on distribution networks`); or, when it has none, those of the clause before
+(`fell from EUR 160m (2022) to 140m (2023)`: the same thing), unless its group opens with words of
+its own (`total spend was EUR 520m; battery revenue (310m) rose`: another item). A bracket with a
+number and no words of its own after an earlier one with words is parallel to it (`Capital 17,900
+(290 per 100,000 residents), North 6,100 (105)`).
 """
 
 from __future__ import annotations
