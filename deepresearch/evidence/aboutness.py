@@ -34,8 +34,9 @@ def _closer(
     """Why `stated` is about another item of its text than the claim ("" when not): the claim's
     distinctive words are about another number of the same text, none of its distinctive words is
     about `stated`, and the claim's sentence (or table) names what `stated` is about too
-    (`transmission 3.1 GW, distribution 1.7 GW`), or none of the claim's words is about `stated` at
-    all (`97% response; uncertainty about ±3%`: an uncertainty of 97% is the response's figure). Not when
+    (`transmission 3.1 GW, distribution 1.7 GW`), or none of the claim's distinctive words is about
+    `stated` at all (`97% response; uncertainty about ±3%`: an uncertainty of 97% is the response's
+    figure, whatever word many facts use they share). Not when
     the claim says its number includes the other thing (`4.9 GW includes behind-the-meter
     systems`)."""
     if _CONTAINS.search(" ".join(sorted(claim.terms))) or _CONTAINS.search(claim.clause):
@@ -51,8 +52,8 @@ def _closer(
             continue
         theirs = distinctive((other.terms - stated.terms) & claim.terms)
         ours = stated.terms - other.terms
-        # (`stated` about none of the claim's words: the claim's sentence need not name its item)
-        named = ours & claim.around or not stated.terms & claim.terms
+        # (`stated` about none of the claim's distinctive words: its sentence need not name its item)
+        named = ours & claim.around or not distinctive(stated.terms & claim.terms)
         if theirs and not distinctive(ours & claim.terms) and named:
             return f'for another item; {other.text} is its figure for "{", ".join(sorted(theirs))}"'
     return ""

@@ -50,6 +50,7 @@ FACTS = [
     ("Fact-024", "Total grid spend was EUR 340m (2022) and EUR 520m (2024); battery revenue (EUR 310m in 2024) rose.", "S14"),
     ("Fact-025", "The operators' survey had a 97% response; capacity uncertainty is about ±3%.", "S15"),
     ("Fact-026", "The average site size (derived) is about 91 MW on transmission and about 32 MW on distribution.", "S15"),
+    ("Fact-027", "Fleet survey: a 97% response; fleet capacity uncertainty about ±3%.", "S16"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
@@ -62,7 +63,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 16)]
+    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 17)]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
         "CONF-1", "End-2025 capacity", ["Fact-003", "Fact-008"], preferred="Fact-003",
@@ -177,6 +178,10 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("another item's figure, the sentence naming nothing of that item",
      "Capacity figures carry an uncertainty of about 97% [S15].", ["97%"]),
     ("the item's own figure", "Capacity figures carry an uncertainty of about 3% [S15].", []),
+    ("another item's figure, sharing with the claim only a word many cited facts use (fleet)",
+     "The fleet's capacity carries an uncertainty of about 97% [S01][S09][S16].", ["97%"]),
+    ("the item's own figure, among facts that use its words",
+     "The fleet's capacity carries an uncertainty of about 3% [S01][S09][S16].", []),
     ("a list's later item, its words written once before the list ('and about 32 MW')",
      "That implies average sizes of about 91 MW and about 32 MW [S15].", []),
     ("two sources' figures swapped, each named by one word",
