@@ -42,11 +42,7 @@ def _closer(
     if _CONTAINS.search(" ".join(sorted(claim.terms))) or _CONTAINS.search(claim.clause):
         return ""
     for other in siblings:
-        if (
-            other is stated
-            or not other.quantity.claim
-            or other.quantity.dimension != stated.quantity.dimension
-        ):
+        if other is stated or not other.quantity.claim or not _alike(other, stated):
             continue
         if same_value(claim.quantity, other.quantity):
             continue
@@ -57,6 +53,13 @@ def _closer(
         if theirs and not distinctive(ours & claim.terms) and named:
             return f'for another item; {other.text} is its figure for "{", ".join(sorted(theirs))}"'
     return ""
+
+
+def _alike(other: Bound, stated: Bound) -> bool:
+    """Numbers of one unit, or `other` written with a scale word but its unit left to be understood
+    (`EUR 520m; battery revenue was 310m`)."""
+    q = other.quantity
+    return q.dimension == stated.quantity.dimension or (not q.dimension and not q.plain)
 
 
 def _column(

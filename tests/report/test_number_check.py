@@ -51,6 +51,7 @@ FACTS = [
     ("Fact-025", "The operators' survey had a 97% response; capacity uncertainty is about ±3%.", "S15"),
     ("Fact-026", "The average site size (derived) is about 91 MW on transmission and about 32 MW on distribution.", "S15"),
     ("Fact-027", "Fleet survey: a 97% response; fleet capacity uncertainty about ±3%.", "S16"),
+    ("Fact-028", "In 2024 total grid spend was EUR 520m; battery revenue was 310m.", "S17"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
@@ -63,7 +64,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 17)]
+    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 18)]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
         "CONF-1", "End-2025 capacity", ["Fact-003", "Fact-008"], preferred="Fact-003",
@@ -188,6 +189,10 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "The industry's 4.8 GW stands against the fleet's 4.9 GW at end-2025 [S01][S03].", ["4.8 GW", "4.9 GW"]),
     ("two sources' figures, each named by one word",
      "The industry's 4.9 GW stands against the fleet's 4.8 GW at end-2025 [S01][S03].", []),
+    ("another item's figure, the item's own written without its currency (310m)",
+     "Battery revenue was EUR 520m in 2024 [S17].", ["EUR 520m"]),
+    ("the item's own figure, beside another written without its currency",
+     "Total grid spend was EUR 520m in 2024 [S17].", []),
     ("'add that' reports, it states no change",
      "Supporters would add that the fleet held 4.8 GW at end-2025 [S01].", []),
     ("the sentence before, referred to",
