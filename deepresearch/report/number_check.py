@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.cited import Evidence
-from deepresearch.evidence.consistency import contradictions
+from deepresearch.evidence.consistency import backwards, contradictions
 from deepresearch.evidence.judge import Judgement, judge_together, missing_numbers
 from deepresearch.evidence.quantities import Quantity, quantities
 from deepresearch.report.blocks import Block
@@ -127,7 +127,9 @@ def _judge_scope(scope: Scope, evidence: Evidence) -> list[Judgement]:
     verdicts = judge_together(
         claims, evidence, scope.earlier, scope.spans, where=f"this {scope.kind}", distinct=True
     )
-    for index, why in contradictions(scope.text, claims, scope.spans).items():
+    stated = [v.source for v in verdicts]
+    against = {**backwards(scope.text, claims, stated), **contradictions(scope.text, claims, scope.spans)}
+    for index, why in against.items():
         verdicts[index] = Judgement(False, "", why)  # the sentence cannot be right as written
     return verdicts
 
