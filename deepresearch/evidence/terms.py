@@ -9,7 +9,9 @@ months or numbers; a unit of power or energy that follows no number names what i
 (`fell from EUR 160m (2022) to 140m (2023)`: the same thing), unless its group opens with words of
 its own (`total spend was EUR 520m; battery revenue (310m) rose`: another item). A bracket with a
 number and no words of its own after an earlier one with words is parallel to it (`Capital 17,900
-(290 per 100,000 residents), North 6,100 (105)`).
+(290 per 100,000 residents), North 6,100 (105)`); one that follows words written since the number
+before it is about those words, and they are not that number's (`2.9 GW during the demand peak (9.3
+GW)`, `185,000 in 2024, counting exports (14,000 in 2025)`).
 """
 
 from __future__ import annotations
@@ -97,6 +99,25 @@ def group_spans(text: str, clauses: Sequence[Clause]) -> list[Clause]:
     return [(group[0][0], group[-1][1]) for group in _groups(text, clauses)]
 
 
+def _take_tail(
+    text: str, bracket: Clause, group: Sequence[Clause], starts: Sequence[int],
+    out: dict[int, frozenset[str]], lead: frozenset[str],
+) -> None:  # fmt: skip
+    """`2.9 GW during the demand peak (9.3 GW)`: a bracket with a number and no words of its own
+    is about the words written since the number before it, which are then not the earlier numbers'
+    (unless their clause names them before them)."""
+    earlier = [s for s in starts if group[0][0] <= s < bracket[0]]
+    if not earlier:
+        return
+    tail = terms_of(text[earlier[-1] : bracket[0]])
+    if not tail:
+        return
+    out[bracket[0]] = tail | lead
+    for owner in (c for c in group if c[0] in out and c[1] <= bracket[0]):
+        named = terms_of(text[owner[0] : min(s for s in earlier if s >= owner[0])])
+        out[owner[0]] -= tail - named - lead
+
+
 def clause_terms(text: str, clauses: Sequence[Clause], starts: Sequence[int]) -> dict[int, frozenset[str]]:
     """The terms of the numbers (starting at `starts`) of each clause, by the clause's start."""
     out: dict[int, frozenset[str]] = {}
@@ -122,6 +143,8 @@ def clause_terms(text: str, clauses: Sequence[Clause], starts: Sequence[int]) ->
                 if run and run[-1] not in counted:
                     run = []
                 out[clause[0]] = (words | inherited if bracketed else words or inherited) | lead
+                if text[clause[0]] in "(（" and not words:
+                    _take_tail(text, clause, group, starts, out, lead)
                 if (
                     bracketed and not words
                 ):  # `North 6,100 (105)` after `Capital 17,900 (290 per 100,000 residents)`

@@ -199,6 +199,11 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a change from a value to itself that no fact gives for two years (two facts give it once each)",
      "Net additions went from 1.4 GW to 1.4 GW [S01][S09].", ["1.4 GW", "1.4 GW"]),
     ("a change written as an arrow, with its facts' years", "Battery revenue went EUR 95m → EUR 310m [S02].", []),
+    ("a bracket's figure swapped with the number before it (demand peak (9.3 GW))",
+     "| Month | Demand peak | Battery discharge |\n| --- | --- | --- |\n| January | 2.9 GW [S12] | 9.3 GW [S12] |\n",
+     ["9.3 GW"]),  # (the 2.9 GW is the fact's `discharge peaked`: `peak` names both)
+    ("a bracket's figure and the number before it",
+     "| Month | Demand peak | Battery discharge |\n| --- | --- | --- |\n| January | 9.3 GW [S12] | 2.9 GW [S12] |\n", []),
     ("'add that' reports, it states no change",
      "Supporters would add that the fleet held 4.8 GW at end-2025 [S01].", []),
     ("the sentence before, referred to",
