@@ -107,8 +107,9 @@ class Evidence:
         return (weight, "") if weight is not None else (None, why)
 
     def _weight(self, claim: Bound) -> Bound | None:
-        """A conflict's evidence weight or margin that states a bare claim."""
-        if not claim.quantity.plain:
+        """A conflict's evidence weight or margin that states a bare claim whose sentence speaks of
+        weights or margins (`2 rounds` is not the weight 1.00)."""
+        if not claim.quantity.plain or not claim.around & _WEIGHING:
             return None
         return next(
             (
@@ -174,6 +175,9 @@ class Evidence:
             return years, len(claim.terms & b.terms), -distance
 
         return max(candidates, key=score)
+
+
+_WEIGHING = frozenset({"weight", "margin"})  # (stemmed: weights, margins)
 
 
 def _restates(item: Bound, taken: Collection[Bound]) -> bool:

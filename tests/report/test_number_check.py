@@ -156,6 +156,8 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a conflict's evidence weights", "The NSO's 4.8 GW is preferred by evidence weight (margin 0.12) [S01][S03].", []),
     ("a count only a conflict's wording gives",
      "The industry's figure includes 5 behind-the-meter sites [S01][S03].", ["5"]),
+    ("a count a conflict's weight gives, in a sentence that speaks of no weight",
+     "The industry's figure includes 1 behind-the-meter site [S01][S03].", ["1"]),
     ("a count only a conflict's fact IDs give (Fact-003)",
      "The industry's figure includes 3 behind-the-meter sites [S01][S03].", ["3"]),
     ("a level of a fact's item as a change, another item speaking of one",
