@@ -34,25 +34,32 @@ def _closer(
     """Why `stated` is about another item of its text than the claim ("" when not): the claim's
     distinctive words are about another number of the same text, none of its distinctive words is
     about `stated`, and the claim's sentence (or table) names what `stated` is about too
-    (`transmission 3.1 GW, distribution 1.7 GW`). Not when
+    (`transmission 3.1 GW, distribution 1.7 GW`), or none of the claim's distinctive words is about
+    `stated` at all (`97% response; uncertainty about ±3%`: an uncertainty of 97% is the response's
+    figure, whatever word many facts use they share). Not when
     the claim says its number includes the other thing (`4.9 GW includes behind-the-meter
     systems`)."""
     if _CONTAINS.search(" ".join(sorted(claim.terms))) or _CONTAINS.search(claim.clause):
         return ""
     for other in siblings:
-        if (
-            other is stated
-            or not other.quantity.claim
-            or other.quantity.dimension != stated.quantity.dimension
-        ):
+        if other is stated or not other.quantity.claim or not _alike(other, stated):
             continue
         if same_value(claim.quantity, other.quantity):
             continue
         theirs = distinctive((other.terms - stated.terms) & claim.terms)
         ours = stated.terms - other.terms
-        if theirs and not distinctive(ours & claim.terms) and ours & claim.around:
+        # (`stated` about none of the claim's distinctive words: its sentence need not name its item)
+        named = ours & claim.around or not distinctive(stated.terms & claim.terms)
+        if theirs and not distinctive(ours & claim.terms) and named:
             return f'for another item; {other.text} is its figure for "{", ".join(sorted(theirs))}"'
     return ""
+
+
+def _alike(other: Bound, stated: Bound) -> bool:
+    """Numbers of one unit, or `other` written with a scale word but its unit left to be understood
+    (`EUR 520m; battery revenue was 310m`)."""
+    q = other.quantity
+    return q.dimension == stated.quantity.dimension or (not q.dimension and not q.plain)
 
 
 def _column(
@@ -90,7 +97,8 @@ def _elsewhere(
     distinctive: Callable[[frozenset[str]], frozenset[str]],
 ) -> Bound | None:
     """When none of the claim's words is about `stated`: another number of another fact (its unit,
-    its years, another value) that at least two of the claim's words are about, when the claim's
+    its years, another value) that at least two of the claim's words are about (or its one word,
+    when that is all it says and few facts use it: `the industry's 4.8 GW`), when the claim's
     sentence names what `stated` is about (or `stated` is about nothing); or all the claim's
     distinctive words, when `stated` is about words its sentence does not use at all (the 1.6 GW of
     a region is not the 2.3 GW under construction). Not for a sentence that negates: its words may
@@ -105,7 +113,9 @@ def _elsewhere(
             if other.origin == stated.origin or not q.claim or q.dimension != stated.quantity.dimension:
                 continue
             shared = other.terms & claim.terms
-            if not ((not apart and len(shared) >= 2) or (apart and own and own <= shared)):
+            # two words, or the claim's one word when that is all it says and few facts use it
+            enough = len(shared) >= 2 or (claim.terms == own and len(own) == 1 and own <= shared)
+            if not ((not apart and enough) or (apart and own and own <= shared)):
                 continue
             if {r.value for r in q.readings} & claim.beside:
                 continue  # (the words may be about the other number of its clause: `1-10 MW`)

@@ -9,7 +9,7 @@ year or two words) shows the claim gives the wrong number for it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from deepresearch.evidence.aboutness import conflict
@@ -70,14 +70,14 @@ class Evidence:
             ]
         return self._operands
 
-    def stating(self, claim: Bound) -> tuple[Bound | None, str]:
+    def stating(self, claim: Bound, taken: Collection[Bound] = ()) -> tuple[Bound | None, str]:
         """(the evidence number that states the claim, "") or (None, why the nearest candidate with
-        its value does not)."""
+        its value does not); `taken`: numbers that state another number of the claim's sentence."""
         why = ""
         matches: list[Bound] = []
         for text in self.texts:
             for item in text:
-                if not _measured_alike(claim, item) or _a_year(item):
+                if not _measured_alike(claim, item) or _a_year(item) or _restates(item, taken):
                     continue
                 if not same_value(claim.quantity, item.quantity, item.loose and self._lends(claim, item)):
                     continue
@@ -103,14 +103,23 @@ class Evidence:
                 None,
                 f'{best.origin} states {best.text}, but {rival.origin} gives {rival.text} for "{words}"',
             )
-        if claim.quantity.plain:
-            for text in self.weights:
-                weight = next(
-                    (i for i in text if i.quantity.plain and same_value(claim.quantity, i.quantity)), None
-                )
-                if weight is not None:
-                    return weight, ""
-        return None, why
+        weight = self._weight(claim)
+        return (weight, "") if weight is not None else (None, why)
+
+    def _weight(self, claim: Bound) -> Bound | None:
+        """A conflict's evidence weight or margin that states a bare claim whose sentence speaks of
+        weights or margins (`2 rounds` is not the weight 1.00)."""
+        if not claim.quantity.plain or not claim.around & _WEIGHING:
+            return None
+        return next(
+            (
+                i
+                for text in self.weights
+                for i in text  # (not the digits of an ID: `Fact-003 W=1.00`)
+                if i.quantity.claim and i.quantity.plain and same_value(claim.quantity, i.quantity)
+            ),
+            None,
+        )
 
     def distinctive(self, terms: frozenset[str], share: int = 5) -> frozenset[str]:
         """The words of `terms` that few texts of this evidence use (at most one in `share`, or three)."""
@@ -166,6 +175,14 @@ class Evidence:
             return years, len(claim.terms & b.terms), -distance
 
         return max(candidates, key=score)
+
+
+_WEIGHING = frozenset({"weight", "margin"})  # (stemmed: weights, margins)
+
+
+def _restates(item: Bound, taken: Collection[Bound]) -> bool:
+    """The figure of a taken number: its value in the same fact (a statement restates its quote)."""
+    return any(t.origin == item.origin and same_value(t.quantity, item.quantity) for t in taken)
 
 
 def _a_year(item: Bound) -> bool:

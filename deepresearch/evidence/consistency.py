@@ -6,10 +6,16 @@ sources state, so none of the numbers involved is grounded.
   evidence/derivation.py;
 - **a change from one number to another in the wrong direction** (`rose from 71,500 to 60,200`,
   `10%, down from 3%`): a rise ends higher than it starts, a fall lower.
+
+And a change written against its sources' years (`backwards`): `from A to B` and `A→B` run from the
+earlier to the later, so the facts that state A and B, each for a year of its own, do not give A for
+a later year than B (`210→130 EUR/kWh` is not `130→210`, when 210 is 2022's and 130 2025's), and a
+change from a value to itself needs facts that give it for two years (`210→210`).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -17,6 +23,7 @@ from dataclasses import replace
 from deepresearch.evidence.arithmetic import operands
 from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.derivation import derive
+from deepresearch.evidence.number_match import same_value
 from deepresearch.evidence.signals import DERIVED, derivation_inputs, input_marks
 
 _RISE = r"rose|ris(?:e|es|en|ing)|grew|grow(?:s|n|ing)?|increas\w*|climb\w*|jump\w*|gain\w*|up|surg\w*|expand\w*|doubl\w*|tripl\w*|edged up"
@@ -40,6 +47,41 @@ def contradictions(text: str, claims: Sequence[Bound], spans: Iterable[int] = ()
         for index in indexes:
             found.setdefault(index, why)
     return found
+
+
+_ARROW = re.compile(r"\s*(?:→|->|⟶)\s*")
+
+
+def backwards(text: str, claims: Sequence[Bound], stated: Sequence[Bound | None]) -> dict[int, str]:
+    """Why each number of a change written from A to B (`from A to B`, `A→B`) runs against the
+    years of the evidence numbers that state A and B (`stated`, by the claims' indexes)."""
+    found: dict[int, str] = {}
+    for i, j in _from_to(text, claims):
+        a, b, change = stated[i], stated[j], f"a change from {claims[i].text} to {claims[j].text}"
+        if a is None or b is None:
+            continue
+        dated = bool(a.strength and b.strength and a.years and b.years)
+        if dated and min(a.years) > max(b.years):
+            why = f"{change} runs backwards: {a.origin} gives {a.text} for {min(a.years)}, after {b.text}"
+        elif same_value(claims[i].quantity, claims[j].quantity) and not (
+            dated and min(a.years) < max(b.years)
+        ):
+            why = f"{change} is no change, and no fact gives it for two years"  # `210→210`
+        else:
+            continue
+        found.setdefault(i, why)
+        found.setdefault(j, why)
+    return found
+
+
+def _from_to(text: str, claims: Sequence[Bound]) -> list[tuple[int, int]]:
+    """The (start, end) indexes of the changes the sentence writes as `from A to B` or `A→B`."""
+    pairs: list[tuple[int, int]] = []
+    for i, (a, b) in enumerate(itertools.pairwise(claims)):
+        between = text[a.quantity.end : b.quantity.start]
+        if _ARROW.fullmatch(between) or (_FROM.search(text, 0, a.quantity.start) and _TO.match(between)):
+            pairs.append((i, i + 1))
+    return pairs
 
 
 def _derivations(text: str, claims: Sequence[Bound], spans: list[int]) -> list[tuple[list[int], str]]:

@@ -37,12 +37,14 @@ def judge(
     spans: Iterable[int] = (),
     context: Evidence | None = None,
     derive: bool = True,
+    taken: Sequence[Bound] = (),
 ) -> Judgement:
     """Stated by the evidence (or the `context`: found there, never combined), or (with `derive`)
-    derived from the evidence and the `local` operands (numbers of the same sentence, grounded)."""
-    stated, why = evidence.stating(claim)
+    derived from the evidence and the `local` operands (numbers of the same sentence, grounded);
+    `taken`: numbers that state the same value written before in the claim's sentence."""
+    stated, why = evidence.stating(claim, taken)
     if stated is None and context is not None:
-        stated, _ = context.stating(claim)
+        stated, _ = context.stating(claim, taken)
     if stated is not None:
         return Judgement(True, f'stated by {stated.origin} ("{stated.text}")', source=stated)
     how = (
@@ -52,6 +54,8 @@ def judge(
     )
     if how:
         return Judgement(True, f"derived: {how}")
+    if not why and taken:
+        why = f"written twice here, and {taken[0].origin} states {taken[0].text} once"
     if not why:
         near = evidence.nearest(claim)
         if near is not None:
@@ -73,11 +77,20 @@ def judge_together(
     spans: Iterable[int] = (),
     context: Evidence | None = None,
     where: str = "this sentence",
+    distinct: bool = False,
 ) -> list[Judgement]:
     """The numbers of one sentence: those stated first, then those derived, where a derivation may
-    use the sentence's numbers already grounded and the operands `beside` (its table, its paragraph)."""
+    use the sentence's numbers already grounded and the operands `beside` (its table, its paragraph).
+    `distinct` (a report): a value the sentence writes twice is written for two things (`received
+    1.0 GW of bids for 1.0 GW`), so the evidence number that states the first does not state the next."""
     spans = list(spans)
-    verdicts = [judge(claim, evidence, context=context, derive=False) for claim in claims]
+    verdicts: list[Judgement] = []
+    taken: list[list[Bound]] = []
+    for claim in claims:
+        earlier = zip(claims[: len(verdicts)], verdicts, strict=True)
+        same = [v.source for c, v in earlier if v.source is not None and c.text == claim.text]
+        taken.append(same if distinct else [])
+        verdicts.append(judge(claim, evidence, context=context, derive=False, taken=taken[-1]))
     for _ in range(3):  # a number derived from another number of the sentence, itself grounded
         grounded = [
             o
@@ -89,7 +102,7 @@ def judge_together(
         for index, claim in enumerate(claims):
             if not verdicts[index].grounded:
                 local = [o for o in grounded if o.shown != claim.text] + list(beside)
-                verdicts[index] = judge(claim, evidence, local, spans, context)
+                verdicts[index] = judge(claim, evidence, local, spans, context, taken=taken[index])
         if sum(v.grounded for v in verdicts) == before:
             break
     return verdicts

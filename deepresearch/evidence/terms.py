@@ -2,12 +2,16 @@
 
 A number's terms are the content words of its clause (lower case, stemmed; no stop words, units,
 months or numbers; a unit of power or energy that follows no number names what is measured: `MW
-+33%` is power's); those of the clauses without a number that open its group (the clauses up to
-`;`, `and`, `but`, `while`..., but not an `and` that goes on with a number: `cites 3.4 GW (end-2024)
-and 2.1 GW (end-2023)`) or follow it in its group (`1.7 GW (53 installations) on distribution
-networks`); or, when it has none, those of the clause before (`fell from EUR 160m (2022) to 140m
-(2023)`: the same thing). A bracket with a number and no words of its own after an earlier one with
-words is parallel to it (`Capital 17,900 (290 per 100,000 residents), North 6,100 (105)`).
++33%` is power's); those of the clauses without a number that open its group (the clauses up to `;`,
+`and`, `but`, `while`..., but not an `and` that goes on with a number, hedged or not: `cites 3.4 GW
+(end-2024) and 2.1 GW (end-2023)`, `about 91 MW and about 32 MW`) or follow it in its group (`1.7 GW
+(53 installations) on distribution networks`); or, when it has none, those of the clause before
+(`fell from EUR 160m (2022) to 140m (2023)`: the same thing), unless its group opens with words of
+its own (`total spend was EUR 520m; battery revenue (310m) rose`: another item). A bracket with a
+number and no words of its own after an earlier one with words is parallel to it (`Capital 17,900
+(290 per 100,000 residents), North 6,100 (105)`); one that follows words written since the number
+before it is about those words, and they are not that number's (`2.9 GW during the demand peak (9.3
+GW)`, `185,000 in 2024, counting exports (14,000 in 2025)`).
 """
 
 from __future__ import annotations
@@ -42,22 +46,28 @@ _SHORT_STOP = frozenset({"of", "in", "to", "on", "at", "by", "or", "an", "as", "
 _SUFFIXES = ("ations", "ation", "itions", "ition", "ings", "ing", "ies", "ed", "es", "s")
 # Words that make a clause's number a change: `net additions were 0.3 GW`.
 _REPORTING = re.compile(r"\b(?:add|adds|added)\s+that\b", re.IGNORECASE)
-CHANGE_TERMS = frozenset({"add", "net", "increase", "decrease", "growth", "decline", "change", "gain", "yoy"})
+CHANGE_TERMS = frozenset(
+    {"add", "net", "increas", "decreas", "growth", "declin", "chang", "gain", "yoy"}
+)  # stemmed
 # Where a group of clauses ends: the next one starts with one of these.
 _STRONG = re.compile(
     r"(?:;|，|；|\s+(?:and|but|while|whereas|versus|vs\.?|against)\s|,\s*(?:and|but|while)\s)"
-    r"(?!\s*(?:[+−-]|EUR|USD|GBP|US\$|[€$£¥])?\s?\d)",  # `cites 3.4 GW (2024) and 2.1 GW (2023)`: one group
+    # `cites 3.4 GW (2024) and 2.1 GW (2023)`, `about 91 MW and about 32 MW`: one group
+    r"(?!\s*(?:(?:about|around|roughly|nearly|almost|approximately|some|just|only|over|under)\s+)*"
+    r"(?:[+−-]|EUR|USD|GBP|US\$|[€$£¥])?\s?\d)",
     re.I,
 )
 Clause = tuple[int, int]
 
 
 def stem(word: str) -> str:
-    """A crude stem, enough to meet `added` with `additions` and `installed` with `installation`."""
+    """A crude stem, enough to meet `added` with `additions`, `installed` with `installation` and
+    `discharge` with `discharged` (a final `e` goes: `price`, `prices`, `pricing`)."""
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
+            word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            break
+    return word[:-1] if word.endswith("e") and len(word) >= 4 else word
 
 
 def terms_of(text: str) -> frozenset[str]:
@@ -84,6 +94,30 @@ def _groups(text: str, clauses: Sequence[Clause]) -> list[list[Clause]]:
     return groups
 
 
+def group_spans(text: str, clauses: Sequence[Clause]) -> list[Clause]:
+    """Where each group of clauses (an item of its sentence: up to `;`, `and`, `but`...) starts and ends."""
+    return [(group[0][0], group[-1][1]) for group in _groups(text, clauses)]
+
+
+def _take_tail(
+    text: str, bracket: Clause, group: Sequence[Clause], starts: Sequence[int],
+    out: dict[int, frozenset[str]], lead: frozenset[str],
+) -> None:  # fmt: skip
+    """`2.9 GW during the demand peak (9.3 GW)`: a bracket with a number and no words of its own
+    is about the words written since the number before it, which are then not the earlier numbers'
+    (unless their clause names them before them)."""
+    earlier = [s for s in starts if group[0][0] <= s < bracket[0]]
+    if not earlier:
+        return
+    tail = terms_of(text[earlier[-1] : bracket[0]])
+    if not tail:
+        return
+    out[bracket[0]] = tail | lead
+    for owner in (c for c in group if c[0] in out and c[1] <= bracket[0]):
+        named = terms_of(text[owner[0] : min(s for s in earlier if s >= owner[0])])
+        out[owner[0]] -= tail - named - lead
+
+
 def clause_terms(text: str, clauses: Sequence[Clause], starts: Sequence[int]) -> dict[int, frozenset[str]]:
     """The terms of the numbers (starting at `starts`) of each clause, by the clause's start."""
     out: dict[int, frozenset[str]] = {}
@@ -95,6 +129,8 @@ def clause_terms(text: str, clauses: Sequence[Clause], starts: Sequence[int]) ->
             continue
         first = group.index(counted[0])
         lead = frozenset(w for c in group[:first] for w in terms_of(text[slice(*c)]))
+        if lead:  # an item that names what it is about (`; battery revenue (95/310m) rose`)
+            inherited = parallel = frozenset()
         run: list[Clause] = []  # the clauses with numbers that the next words without one follow
         for clause in group[first:]:
             words = terms_of(text[slice(*clause)])
@@ -107,6 +143,8 @@ def clause_terms(text: str, clauses: Sequence[Clause], starts: Sequence[int]) ->
                 if run and run[-1] not in counted:
                     run = []
                 out[clause[0]] = (words | inherited if bracketed else words or inherited) | lead
+                if text[clause[0]] in "(（" and not words:
+                    _take_tail(text, clause, group, starts, out, lead)
                 if (
                     bracketed and not words
                 ):  # `North 6,100 (105)` after `Capital 17,900 (290 per 100,000 residents)`

@@ -14,6 +14,7 @@ from deepresearch.pipeline.context import RunContext
 from deepresearch.pipeline.novelty import holds
 from deepresearch.sources.weight import authority, evidence_weight, recency
 from deepresearch.state.model import (
+    WEIGHTS_MARKER,
     Conflict,
     Fact,
     Priority,
@@ -25,7 +26,7 @@ from deepresearch.state.model import (
     next_id,
 )
 
-MARKER = " — evidence weight: "
+MARKER = WEIGHTS_MARKER
 SETTLE = "Settle "
 TIER1_AUTHORITY = 0.9
 

@@ -7,9 +7,9 @@ stated by one of them for the same thing — its year, its change or level, what
 (evidence/number_match.py) — or be derived, where its words say so, from their numbers and the
 sentence's own (evidence/derivation.py). A fact contributes its statement's numbers and its quote's;
 a fact marked `Verified: partial` only the statement numbers its quote grounds; a fact the verifier
-judged `unsupported` nothing (it has left the closed world). The evidence weights and margin of a
-conflict between cited facts count too, for bare numbers only (`margin 0.30`): a conflict's words are
-the reflector's, not a source's. Anything else is reported at its line, with why the nearest
+judged `unsupported` nothing (it has left the closed world). The evidence weights and margin that code
+wrote into a conflict between cited facts count too, for bare numbers only (`margin 0.30`); the rest
+of its resolution is the reflector's words, not a source's, and grounds nothing. Anything else is reported at its line, with why the nearest
 evidence does not ground it and the fact elsewhere that does state it, if any.
 """
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.cited import Evidence
-from deepresearch.evidence.consistency import contradictions
+from deepresearch.evidence.consistency import backwards, contradictions
 from deepresearch.evidence.judge import Judgement, judge_together, missing_numbers
 from deepresearch.evidence.quantities import Quantity, quantities
 from deepresearch.report.blocks import Block
@@ -90,7 +90,7 @@ class FactEvidence:
         if sources not in self._cited:
             facts = {f.id: f for s in sorted(sources) for f in self.by_source.get(s, []) if counts(f)}
             evidence = Evidence([text for f in facts.values() for text in self.of_fact(f).texts], dated=True)
-            weights = [(c.id, c.resolution) for c in self.doc.conflicts if set(c.facts) & set(facts)]
+            weights = [(c.id, c.weights) for c in self.doc.conflicts if set(c.facts) & set(facts)]
             self._cited[sources] = evidence.with_weights(Evidence.read(weights))
         return self._cited[sources]
 
@@ -124,8 +124,12 @@ class FactEvidence:
 def _judge_scope(scope: Scope, evidence: Evidence) -> list[Judgement]:
     """Each number of the scope: stated by the evidence, else derived (evidence/judge.py)."""
     claims = [bound for bound, _ in scope.numbers]
-    verdicts = judge_together(claims, evidence, scope.earlier, scope.spans, where=f"this {scope.kind}")
-    for index, why in contradictions(scope.text, claims, scope.spans).items():
+    verdicts = judge_together(
+        claims, evidence, scope.earlier, scope.spans, where=f"this {scope.kind}", distinct=True
+    )
+    stated = [v.source for v in verdicts]
+    against = {**backwards(scope.text, claims, stated), **contradictions(scope.text, claims, scope.spans)}
+    for index, why in against.items():
         verdicts[index] = Judgement(False, "", why)  # the sentence cannot be right as written
     return verdicts
 

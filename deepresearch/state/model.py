@@ -179,6 +179,10 @@ class Source:
     language: str = ""  # of its archived text, detected by code (core/langdetect.py); "" = unknown
 
 
+# Where a conflict's resolution turns from the reflector's words to the weights code wrote.
+WEIGHTS_MARKER = " — evidence weight: "
+
+
 @dataclass
 class Conflict:
     id: str  # CONF-1, CONF-2, ...
@@ -187,6 +191,11 @@ class Conflict:
     severity: Severity = Severity.MEDIUM
     preferred: str = ""  # fact ID preferred by evidence weight, with the margin in resolution
     resolution: str = ""
+
+    @property
+    def weights(self) -> str:
+        """The evidence weights and margin code wrote into the resolution ("" when none)."""
+        return self.resolution.partition(WEIGHTS_MARKER)[2]
 
 
 @dataclass

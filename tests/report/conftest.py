@@ -100,7 +100,9 @@ def build_doc() -> TaskDoc:
                 ["Fact-003", "Fact-004"],
                 Severity.HIGH,
                 "Fact-003",
-                "BNEF's survey outweighs a forum teardown (W 0.88 vs 0.70).",
+                # the reflector's words, then the weights code writes (pipeline/conflicts.py)
+                "BNEF's survey outweighs a forum teardown. — evidence weight: Fact-003 W=0.88, "
+                "Fact-004 W=0.70; Fact-003 preferred, margin 0.18",
             ),
             Conflict("CONF-2", "Home vs public charging cost", ["Fact-007", "Fact-006"], Severity.MEDIUM),
         ],

@@ -9,7 +9,7 @@ import pytest
 from deepresearch.report.blocks import body_blocks
 from deepresearch.report.check import check_report
 from deepresearch.report.number_check import explanation, judge_numbers, number_violations
-from deepresearch.state.model import Fact, FrontMatter, Source, Support, TaskDoc, Verified
+from deepresearch.state.model import Conflict, Fact, FrontMatter, Source, Support, TaskDoc, Verified
 from tests.report.conftest import Run
 
 # Facts of an energy statistics bulletin (S01), a grid operator (S02), an industry body (S03) and a
@@ -42,10 +42,21 @@ FACTS = [
     ("Fact-019", "End-2022: 1.2 GW = 1,200 MW; 2.3 GWh. YoY: MW +33%, MWh +44%.", "S10"),
     # a pipeline (S11): two items of one sentence, apart at `;`
     ("Fact-020", "Storage projects: 2.3 GW under construction; a further 3.9 GW permitted.", "S11"),
+    # a grid note (S12): a sum written out, and a peak in a bracket after the words it is about
+    ("Fact-021", "Pipeline (not operational): 6.2 GW total = 2.3 GW under construction + 3.9 GW permitted.", "S12"),
+    ("Fact-022", "Grid note: battery discharge peaked at 2.9 GW during the January demand peak (9.3 GW).", "S12"),
+    ("Fact-023", "In 2025 the discharge record was 2.9 GW and the demand record 9.3 GW.", "S13"),
+    # a grid operator's spend (S14): the item after `;` has words of its own
+    ("Fact-024", "Total grid spend was EUR 340m (2022) and EUR 520m (2024); battery revenue (EUR 310m in 2024) rose.", "S14"),
+    ("Fact-025", "The operators' survey had a 97% response; capacity uncertainty is about ±3%.", "S15"),
+    ("Fact-026", "The average site size (derived) is about 91 MW on transmission and about 32 MW on distribution.", "S15"),
+    ("Fact-027", "Fleet survey: a 97% response; fleet capacity uncertainty about ±3%.", "S16"),
+    ("Fact-028", "In 2024 total grid spend was EUR 520m; battery revenue was 310m.", "S17"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
     "Fact-018": "The fleet grew from 3.4 GW at the end of 2024 - an increase of 1.4 GW in one year.",
+    "Fact-022": "Battery storage discharged up to 2.9 GW during the evening peak.",
 }
 
 
@@ -53,8 +64,14 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 12)]
-    return TaskDoc(FrontMatter(id="r", question="q"), facts=facts, sources=sources)
+    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 18)]
+    # the reflector's words about a conflict name a count no source gives; its weights are code's
+    conflict = Conflict(
+        "CONF-1", "End-2025 capacity", ["Fact-003", "Fact-008"], preferred="Fact-003",
+        resolution="The industry adds about 5 behind-the-meter sites. — evidence weight: Fact-003 W=1.00, "
+        "Fact-008 W=0.88; Fact-003 preferred, margin 0.12",
+    )  # fmt: skip
+    return TaskDoc(FrontMatter(id="r", question="q"), facts=facts, sources=sources, conflicts=[conflict])
 
 
 def _ungrounded(report: str, doc: TaskDoc | None = None) -> list[str]:
@@ -133,6 +150,62 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "2024's 1.3 GW cannot have been mainly round 2 awards [S01][S04].", []),
     ("a sentence that says what its number is, for another fact's words",
      "2024's 1.3 GW was mainly round 2 awards [S01][S04].", ["1.3 GW"]),
+    ("a part of a written sum as another part",
+     "The pipeline held 3.9 GW under construction and 2.3 GW permitted [S12].", ["3.9 GW", "2.3 GW"]),
+    ("the parts of a written sum", "The pipeline held 2.3 GW under construction and 3.9 GW permitted [S12].", []),
+    ("a conflict's evidence weights", "The NSO's 4.8 GW is preferred by evidence weight (margin 0.12) [S01][S03].", []),
+    ("a count only a conflict's wording gives",
+     "The industry's figure includes 5 behind-the-meter sites [S01][S03].", ["5"]),
+    ("a count a conflict's weight gives, in a sentence that speaks of no weight",
+     "The industry's figure includes 1 behind-the-meter site [S01][S03].", ["1"]),
+    ("a count only a conflict's fact IDs give (Fact-003)",
+     "The industry's figure includes 3 behind-the-meter sites [S01][S03].", ["3"]),
+    ("a level of a fact's item as a change, another item speaking of one",
+     "The fleet grew by 1.2 GW in 2022 [S08].", ["1.2 GW"]),
+    ("the change of a fact's item", "The fleet grew by 0.3 GW in 2022 [S08].", []),
+    ("two items swapped, named by a word as another form (discharged, discharge)",
+     "In 2025 batteries discharged a record 9.3 GW while demand peaked at 2.9 GW [S13].", ["9.3 GW", "2.9 GW"]),
+    ("two items, named by a word as another form",
+     "In 2025 batteries discharged a record 2.9 GW while demand peaked at 9.3 GW [S13].", []),
+    ("an item's figure as another's, the item after ';' naming its own",
+     "Battery revenue reached EUR 520m in 2024, of a total grid spend of EUR 310m [S14].", ["EUR 520m", "EUR 310m"]),
+    ("each item's own figure",
+     "Battery revenue reached EUR 310m in 2024, of a total grid spend of EUR 520m [S14].", []),
+    ("a value written twice, which the cited fact states once",
+     "Batteries discharged up to 9.3 GW during the 9.3 GW demand peak [S12].", ["9.3 GW"]),
+    ("two values, each stated once", "Batteries discharged up to 2.9 GW during the 9.3 GW demand peak [S12].", []),
+    ("a value written twice, which the cited fact's statement and its quote state once",
+     "The 2.9 GW demand peak came as batteries discharged up to 2.9 GW [S12].", ["2.9 GW"]),
+    ("two values, one of them in the fact's statement and its quote",
+     "The 9.3 GW demand peak came as batteries discharged up to 2.9 GW [S12].", []),
+    ("another item's figure, the sentence naming nothing of that item",
+     "Capacity figures carry an uncertainty of about 97% [S15].", ["97%"]),
+    ("the item's own figure", "Capacity figures carry an uncertainty of about 3% [S15].", []),
+    ("another item's figure, sharing with the claim only a word many cited facts use (fleet)",
+     "The fleet's capacity carries an uncertainty of about 97% [S01][S09][S16].", ["97%"]),
+    ("the item's own figure, among facts that use its words",
+     "The fleet's capacity carries an uncertainty of about 3% [S01][S09][S16].", []),
+    ("a list's later item, its words written once before the list ('and about 32 MW')",
+     "That implies average sizes of about 91 MW and about 32 MW [S15].", []),
+    ("two sources' figures swapped, each named by one word",
+     "The industry's 4.8 GW stands against the fleet's 4.9 GW at end-2025 [S01][S03].", ["4.8 GW", "4.9 GW"]),
+    ("two sources' figures, each named by one word",
+     "The industry's 4.9 GW stands against the fleet's 4.8 GW at end-2025 [S01][S03].", []),
+    ("another item's figure, the item's own written without its currency (310m)",
+     "Battery revenue was EUR 520m in 2024 [S17].", ["EUR 520m"]),
+    ("the item's own figure, beside another written without its currency",
+     "Total grid spend was EUR 520m in 2024 [S17].", []),
+    ("a change written against its facts' years", "Battery revenue went from EUR 310m to EUR 95m [S02].",
+     ["EUR 310m", "EUR 95m"]),
+    ("a change written with its facts' years", "Battery revenue went from EUR 95m to EUR 310m [S02].", []),
+    ("a change from a value to itself that no fact gives for two years (two facts give it once each)",
+     "Net additions went from 1.4 GW to 1.4 GW [S01][S09].", ["1.4 GW", "1.4 GW"]),
+    ("a change written as an arrow, with its facts' years", "Battery revenue went EUR 95m → EUR 310m [S02].", []),
+    ("a bracket's figure swapped with the number before it (demand peak (9.3 GW))",
+     "| Month | Demand peak | Battery discharge |\n| --- | --- | --- |\n| January | 2.9 GW [S12] | 9.3 GW [S12] |\n",
+     ["9.3 GW"]),  # (the 2.9 GW is the fact's `discharge peaked`: `peak` names both)
+    ("a bracket's figure and the number before it",
+     "| Month | Demand peak | Battery discharge |\n| --- | --- | --- |\n| January | 9.3 GW [S12] | 2.9 GW [S12] |\n", []),
     ("'add that' reports, it states no change",
      "Supporters would add that the fleet held 4.8 GW at end-2025 [S01].", []),
     ("the sentence before, referred to",

@@ -1,0 +1,56 @@
+"""A number bound to what it is about in the text it is written in (evidence/binding.py reads it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from deepresearch.evidence.quantities import Quantity
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A number as stated in one text, with what it is about there."""
+
+    quantity: Quantity
+    years: frozenset[int] = frozenset()
+    strength: int = 0  # 2: its own years; 1: the one year of its sentence; 0: a looser guess
+    terms: frozenset[str] = frozenset()
+    signals: frozenset[str] = frozenset()
+    change: bool = False  # written as a change (its sign, the words right by it, its column's header)
+    direction: int = 0
+    origin: str = ""  # where it was read: a fact ID, or "" for the text being judged
+    column: int = -1  # a table cell's column
+    loose: bool = False  # a bare number of a quoted table row: its unit may be in a header not quoted
+    around: frozenset[str] = frozenset()  # the terms of its whole text (a table: of its cells)
+    beside: frozenset[Decimal] = frozenset()  # the values of the other numbers of its clause
+    changing: bool = False  # evidence whose item speaks of a change: it may be one
+    undated: bool = False  # where a change started (`up from 38.5%`): its year is not the sentence's
+    # The units its sentence (a cell: its column's header) names: what a bare number may be measured in;
+    # None when not known (lenient).
+    named: frozenset[str] | None = None
+    negated: bool = False  # its text says what something is not (`cannot have been auction projects`)
+    clause: str = ""  # the clause it is written in
+    # A table cell's: the words of its header that no other header of numbers in its unit has, and
+    # the words of those other headers that its header does not have.
+    header: frozenset[str] = frozenset()
+    columns: frozenset[str] = frozenset()
+
+    @property
+    def text(self) -> str:
+        """The number as written, with its unit."""
+        return self.quantity.text
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a table cell's row and column lend its numbers (years of strength 2), and the weak
+    `fallback` years of a text (a paragraph's, a table's headers')."""
+
+    years: frozenset[int] = frozenset()
+    terms: frozenset[str] = frozenset()
+    signals: frozenset[str] = frozenset()
+    change: bool = False
+    fallback: frozenset[int] = frozenset()
+    around: frozenset[str] = frozenset()
+    named: frozenset[str] | None = None  # the units a cell's header names

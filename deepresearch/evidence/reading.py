@@ -1,0 +1,189 @@
+"""One prose text being bound (evidence/binding.py): its sentences, clauses, numbers and years, and
+which years and words belong to which number."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+from itertools import pairwise
+
+from deepresearch.evidence.bound import Bound, Context
+from deepresearch.evidence.lists import share_units
+from deepresearch.evidence.quantities import Quantity, prepare, quantities
+from deepresearch.evidence.signals import (
+    DERIVED,
+    change_at,
+    derivation_inputs,
+    derived_marks,
+    sentence_speaks_of_change,
+    signals_in,
+)
+from deepresearch.evidence.terms import CHANGE_TERMS, Clause, clause_terms, group_spans, terms_of
+from deepresearch.evidence.units import named_dimensions
+from deepresearch.evidence.years import YearMention, belonging, mentions
+
+_CLAUSE_BREAK = re.compile(
+    r"(?<!\d),|,(?!\d)|:(?=\s)|[;()\[\]，、；：（）]|\s(?:and|but|while|whereas|versus|vs\.?|against|plus)\s"
+    r"|\s[–—=+-]\s",
+    re.IGNORECASE,
+)
+_NEGATION = re.compile(r"\b(?:not|cannot|never|neither|nor|no longer)\b|n't\b", re.IGNORECASE)
+_BETWEEN = re.compile(r"\bbetween\s+\S+(?:\s+\S+)?$", re.IGNORECASE)
+
+
+def clauses_of(text: str, start: int, end: int) -> list[Clause]:
+    """The clauses of text[start:end] (module docstring)."""
+    cuts = [start]
+    for cut in _CLAUSE_BREAK.finditer(text, start, end):
+        if cut.group().strip().lower() == "and" and _BETWEEN.search(
+            text, max(0, cut.start() - 40), cut.start()
+        ):
+            continue  # the `and` of `between 4 and 5 GW`: a range is one clause
+        cuts.append(cut.start())
+    cuts.append(end)
+    return [(a, b) for a, b in pairwise(cuts) if b > a]
+
+
+def within(years: Sequence[YearMention], start: int, end: int) -> frozenset[int]:
+    return frozenset(y for m in years if start <= m.start < end for y in m.years)
+
+
+@dataclass
+class Reading:
+    """One text being bound: its numbers, its years, which years belong to which number."""
+
+    text: str
+    found: list[Quantity]
+    years: list[YearMention]
+    owned: dict[int, YearMention]
+    origin: str
+    whole: bool
+    context: Context
+
+    @classmethod
+    def of(cls, text: str, origin: str, whole: bool, context: Context) -> Reading:
+        prepared = prepare(text)
+        found = share_units(prepared, quantities(text, claims_only=False))
+        years = mentions(prepared, found)
+        return cls(prepared, found, years, belonging(prepared, found, years), origin, whole, context)
+
+    # Properties of the whole text, read once for all its numbers.
+    @cached_property
+    def free(self) -> list[YearMention]:
+        """The years no number took as its own."""
+        taken = {(m.start, m.end) for m in self.owned.values()}
+        return [m for m in self.years if (m.start, m.end) not in taken]
+
+    @cached_property
+    def all_terms(self) -> frozenset[str]:
+        """The terms of the whole text."""
+        return terms_of(self.text)
+
+    @cached_property
+    def negated(self) -> bool:
+        """Whether the text says what something is not."""
+        return bool(_NEGATION.search(self.text))
+
+    def weak(self, clauses: list[Clause], start: int, end: int) -> tuple[frozenset[int], int]:
+        """The years a number of text[start:end] with none of its own takes, and their strength."""
+        intro = _intro_years(clauses, self.found, self.free)
+        weak = within(self.free, start, end) or (
+            within(self.years, start, end) if self.whole else frozenset()
+        )
+        weak = (
+            intro or weak or (within(self.years, 0, len(self.text)) if self.whole else self.context.fallback)
+        )
+        return weak, int(len(intro) == 1 or (self.whole and len(weak) == 1))
+
+    def sentence(self, start: int, end: int, claims_only: bool) -> list[Bound]:
+        """The numbers of the sentence text[start:end], bound (evidence/binding.py)."""
+        clauses = clauses_of(self.text, start, end)
+        weak, strength = self.weak(clauses, start, end)
+        starts = [q.start for q in self.found if q.claim]
+        derived, about = derived_marks(self.text, clauses, starts), clause_terms(self.text, clauses, starts)
+        inputs = derivation_inputs(self.text, starts)
+        # evidence may be a change when its item speaks of one (`end-2022: 1.2 GW; net additions 0.3
+        # GW`: the 1.2 GW is a level)
+        items = group_spans(self.text, clauses) if self.origin else []
+        named = (
+            self.context.named if self.context.named is not None else named_dimensions(self.text[start:end])
+        )
+        started = self._started(start, end)
+        bound: list[Bound] = []
+        for c_start, c_end in clauses:
+            here = [q for q in self.found if c_start <= q.start < c_end]
+            for q in here:
+                if claims_only and not q.claim:
+                    continue
+                terms = (
+                    terms_of(self.text[c_start:c_end])
+                    if q.start in inputs
+                    else about.get(c_start, frozenset())
+                )
+                b = self._bound(q, here, (c_start, c_end), terms, q.start in derived)
+                if q.start in inputs:  # a derivation's input: a quoted value, with only its own words
+                    b = replace(b, change=change_at(self.text, q.start, q.end)[0])
+                undated = not b.years and (q.start in inputs or bool(_STARTING.search(self.text, 0, q.start)))
+                own = b.years or (frozenset() if undated else weak)
+                strong = 2 if b.years else strength
+                if self.origin and b.change and not b.years and own & started:
+                    own, strong = own - started, 0  # `from 3.4 GW at end-2024, an increase of 1.4 GW`
+                changing = any(a <= q.start < z and self._speaks(a, z) for a, z in items)
+                bound.append(
+                    replace(b, years=own, strength=strong, changing=changing, undated=undated, named=named)
+                )
+        return bound
+
+    def _speaks(self, start: int, end: int) -> bool:
+        return sentence_speaks_of_change(self.text[start:end])
+
+    def _started(self, start: int, end: int) -> frozenset[int]:
+        """The years of the numbers of text[start:end] where a change started (`from 3.4 GW at the
+        end of 2024`): not the year of the change."""
+        return frozenset(
+            y
+            for q in self.found
+            if start <= q.start < end and q.start in self.owned and _STARTING.search(self.text, 0, q.start)
+            for y in self.owned[q.start].years
+        )
+
+    def _bound(
+        self, q: Quantity, here: list[Quantity], clause: Clause, terms: frozenset[str], derived: bool
+    ) -> Bound:
+        """The number bound to its own years (none: weak ones come from the sentence), its words,
+        signals and change."""
+        ctx = self.context
+        own = self.owned[q.start].years if q.start in self.owned else within(self.free, *clause) or ctx.years
+        change, direction = change_at(self.text, q.start, q.end)
+        change = ctx.change or ((change or bool(terms & CHANGE_TERMS)) and not _margin(self.text, q.start))
+        if self.origin and change and len(own) > 1:
+            own = frozenset({max(own)})  # `the end-2025 increase over end-2024 was 1.4 GW`
+        signals = signals_in(self.text[slice(*clause)]) | ctx.signals | ({DERIVED} if derived else set())
+        beside = frozenset(r.value for other in here if other is not q for r in other.readings)
+        return Bound(
+            q, own, 2 if own else 0, terms | ctx.terms, signals, change, direction, self.origin,
+            around=ctx.around or self.all_terms, beside=beside, clause=self.text[slice(*clause)],
+            negated=self.negated,
+        )  # fmt: skip
+
+
+def _intro_years(
+    clauses: list[Clause], found: Sequence[Quantity], free: Sequence[YearMention]
+) -> frozenset[int]:
+    """The years of a sentence's opening clause when it states no number (`In 2024, ...`)."""
+    if not clauses or any(clauses[0][0] <= q.start < clauses[0][1] for q in found if q.claim):
+        return frozenset()
+    return within(free, *clauses[0])
+
+
+# `up from 38.5%`, `rose from 95m`: where a change started, not the year the sentence is about.
+_STARTING = re.compile(
+    r"\bfrom\s+(?:(?:about|around|roughly|nearly|some|just|only|EUR|USD|US\$|[$€£¥])\s*)*$", re.I
+)
+
+
+def _margin(text: str, start: int) -> bool:
+    """A number written as `±0.1 GWh`: a margin, not a change."""
+    return text[max(0, start - 2) : start].strip().endswith("±")
