@@ -87,9 +87,8 @@ def judge_together(
     verdicts: list[Judgement] = []
     taken: list[list[Bound]] = []
     for claim in claims:
-        earlier = zip(claims[: len(verdicts)], verdicts, strict=True)
-        same = [v.source for c, v in earlier if v.source is not None and c.text == claim.text]
-        taken.append(same if distinct else [])
+        earlier = zip(claims[: len(verdicts)], verdicts, strict=True) if distinct else ()
+        taken.append([v.source for c, v in earlier if v.source is not None and c.text == claim.text])
         verdicts.append(judge(claim, evidence, context=context, derive=False, taken=taken[-1]))
     for _ in range(3):  # a number derived from another number of the sentence, itself grounded
         grounded = [

@@ -26,7 +26,6 @@ from deepresearch.state.model import (
     next_id,
 )
 
-MARKER = WEIGHTS_MARKER
 SETTLE = "Settle "
 TIER1_AUTHORITY = 0.9
 
@@ -60,8 +59,8 @@ def weigh(doc: TaskDoc, conflict: Conflict, research_date: date, time_scope: str
     verdict = (
         f"{preferred} preferred, margin {top - second:.2f}" if top > second else "tie: no side preferred"
     )
-    wording = conflict.resolution.split(MARKER)[0].strip()
-    conflict.resolution = f"{wording}{MARKER}{listing}; {verdict}".strip()
+    wording = conflict.resolution.split(WEIGHTS_MARKER)[0].strip()
+    conflict.resolution = f"{wording}{WEIGHTS_MARKER}{listing}; {verdict}".strip()
 
 
 def weigh_all(ctx: RunContext) -> None:
