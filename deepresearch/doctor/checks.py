@@ -16,6 +16,7 @@ from pathlib import Path
 from deepresearch.core.config import Config
 from deepresearch.core.errors import DeepResearchError
 from deepresearch.core.workspace import Workspace
+from deepresearch.sources.chromiums import SYSTEM_CHROMIUMS, playwright_chromium
 from deepresearch.state.lock import owner_alive, read_owner
 from deepresearch.state.model import RunStatus, TaskDoc
 from deepresearch.state.store import StateStore
@@ -59,7 +60,6 @@ def check_browser(chromium_path: str | None, environ: Mapping[str, str]) -> Brow
     """Find Playwright and Chromium, then launch it headless for real (as `deepresearch archive` does)."""
     try:
         version: str | None = importlib.metadata.version("playwright")
-        from deepresearch.sources.browser import SYSTEM_CHROMIUMS
     except (importlib.metadata.PackageNotFoundError, ImportError):
         return BrowserCheck(None, None, chromium_path, False, "the playwright package is missing")
     own = playwright_chromium(environ)
@@ -81,19 +81,6 @@ async def _launch(chromium_path: str | None) -> str | None:
     except BrowserUnavailable as exc:
         return str(exc)
     await browser.close()
-    return None
-
-
-def playwright_chromium(environ: Mapping[str, str]) -> str | None:
-    """The Chromium `playwright install chromium` downloaded, if any (its cache folder)."""
-    base = environ.get("PLAYWRIGHT_BROWSERS_PATH") or str(
-        Path(environ.get("HOME", "~")).expanduser() / ".cache" / "ms-playwright"
-    )
-    patterns = ("chromium-*/chrome-linux*/chrome", "chromium_headless_shell-*/chrome-*/chrome-headless-shell")
-    for pattern in patterns:
-        for path in sorted(Path(base).glob(pattern)):
-            if path.is_file():
-                return str(path)
     return None
 
 

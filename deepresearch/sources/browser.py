@@ -24,6 +24,7 @@ from playwright.async_api import BrowserContext, Page, Playwright, async_playwri
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
+from deepresearch.sources.chromiums import PLAYWRIGHT_OWN, candidate_executables, none_can_launch
 from deepresearch.sources.fetch import (
     HTML_TYPES,
     Fetched,
@@ -49,7 +50,6 @@ BROWSER_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
     "--disable-sync",
 ]  # fmt: skip
-SYSTEM_CHROMIUMS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 _NET_ERRORS = (
     ("ERR_NAME_NOT_RESOLVED", DNS), ("ERR_NAME_RESOLUTION_FAILED", DNS),
     ("ERR_TOO_MANY_REDIRECTS", REDIRECT_LOOP), ("ERR_TIMED_OUT", TIMEOUT),
@@ -73,13 +73,6 @@ class BrowserOptions:
     screenshot: bool = False
     print_pdf: bool = False
     guard: HostPolicy | None = None  # archiving: every request checked (None: a local page or a check)
-
-
-def candidate_executables(chromium_path: str | None) -> list[str | None]:
-    """Playwright's own Chromium (None) first, then the configured one, else the system's."""
-    if chromium_path:
-        return [None, chromium_path]
-    return [None, *(path for path in SYSTEM_CHROMIUMS if Path(path).exists())]
 
 
 def ensure_profile(profile: Path) -> Path:
@@ -184,19 +177,23 @@ class Browser:
 
     async def start(self) -> None:
         """Launch the first Chromium that works; BrowserUnavailable lists every attempt otherwise."""
+        candidates = candidate_executables(self.options.chromium_path)
+        missing = none_can_launch(candidates)
+        if missing is not None:  # no Playwright driver started for nothing
+            raise BrowserUnavailable(missing)
         self._pw = await async_playwright().start()
         proxy_url = None
         if self.options.guard is not None:
             self._proxy = GuardProxy(self.options.guard, connect_timeout=self.options.timeout)
             proxy_url = await self._proxy.start()
         tried: list[str] = []
-        for executable in candidate_executables(self.options.chromium_path):
+        for executable in candidates:
             try:
                 self._context, self._profile_copy = await _launch(
                     self._pw, executable, self.options.profile, headless=True, proxy=proxy_url
                 )
             except PlaywrightError as exc:
-                tried.append(f"{executable or 'Playwright Chromium'}: {_first_line(exc)}")
+                tried.append(f"{executable or PLAYWRIGHT_OWN}: {_first_line(exc)}")
                 continue
             # Before any page's own scripts: the page's pending work, for settling (settle.py).
             await self._context.add_init_script(SETTLE_SCRIPT)
@@ -336,13 +333,17 @@ async def _first_launch(
     pw: Playwright, chromium_path: str | None, profile: Path | None, headless: bool
 ) -> BrowserContext:
     """A context in the first Chromium that launches; BrowserUnavailable lists every attempt."""
+    candidates = candidate_executables(chromium_path)
+    missing = none_can_launch(candidates)
+    if missing is not None:
+        raise BrowserUnavailable(missing)
     tried: list[str] = []
-    for executable in candidate_executables(chromium_path):
+    for executable in candidates:
         try:
             context, _ = await _launch(pw, executable, profile, headless=headless)
             return context
         except PlaywrightError as exc:
-            tried.append(f"{executable or 'Playwright Chromium'}: {_first_line(exc)}")
+            tried.append(f"{executable or PLAYWRIGHT_OWN}: {_first_line(exc)}")
     raise BrowserUnavailable("; ".join(tried))
 
 

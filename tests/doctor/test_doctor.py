@@ -15,7 +15,8 @@ import yaml
 
 from deepresearch.core.errors import ExitCode
 from deepresearch.doctor import DoctorReport, run_doctor
-from deepresearch.doctor.checks import CHROMIUM_FIX, playwright_chromium
+from deepresearch.doctor.checks import CHROMIUM_FIX
+from deepresearch.sources.chromiums import playwright_chromium
 from tests.helpers import REPO, skip_without_browser
 from tests.search.search_mock_server import MockProviders, closed_port
 

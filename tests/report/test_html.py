@@ -15,7 +15,8 @@ from deepresearch.report.citations import find_citations
 from deepresearch.report.finalize import verify_and_finalize
 from deepresearch.report.html import render_html
 from deepresearch.report.references import finalize_report
-from deepresearch.sources.browser import BROWSER_ARGS, SYSTEM_CHROMIUMS
+from deepresearch.sources.browser import BROWSER_ARGS
+from deepresearch.sources.chromiums import SYSTEM_CHROMIUMS
 from tests.helpers import skip_without_browser
 from tests.report.conftest import CLEAN_EN, CLEAN_ZH, Run
 

@@ -251,7 +251,8 @@ def test_check_command_verifies_figure_references_and_captions(analytical: Run, 
 def test_report_html_shows_both_figures_in_chromium(analytical: Run) -> None:
     from playwright.sync_api import Error, sync_playwright
 
-    from deepresearch.sources.browser import BROWSER_ARGS, SYSTEM_CHROMIUMS
+    from deepresearch.sources.browser import BROWSER_ARGS
+    from deepresearch.sources.chromiums import SYSTEM_CHROMIUMS
 
     completed(analytical)
     with sync_playwright() as playwright:
