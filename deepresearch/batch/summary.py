@@ -16,7 +16,7 @@ from markdown_it import MarkdownIt
 from deepresearch.batch.export import measure_row
 from deepresearch.batch.state import BatchState
 from deepresearch.core.files import atomic_write
-from deepresearch.figures.render import FigureRenderError, render_figure
+from deepresearch.figures.render import Drawing, FigureRenderError, draw_all
 from deepresearch.figures.spec import ChartType, FigureSpec, Point, Series
 
 REPORT_MD = "batch-report.md"
@@ -37,16 +37,19 @@ def write_summary(folder: Path, state: BatchState, timeout: float = 60.0) -> Sum
     rows = [(record.id, measure_row(folder, record)) for record in state.jobs.values()]
     outcome = SummaryOutcome(folder / REPORT_MD, folder / REPORT_HTML)
     images: list[tuple[str, str]] = []  # (title, png path relative to DIR)
-    for name, spec in plot_specs(rows):
-        png, svg = folder / PLOTS / f"{name}.png", folder / PLOTS / f"{name}.svg"
-        png.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            render_figure(spec, png, svg, timeout)
-        except FigureRenderError as exc:
-            outcome.failures.append(f"{name}: {exc.message}")
+    specs = plot_specs(rows)
+    drawings = [
+        Drawing(spec, folder / PLOTS / f"{name}.png", folder / PLOTS / f"{name}.svg") for name, spec in specs
+    ]
+    (folder / PLOTS).mkdir(parents=True, exist_ok=True)
+    for (name, spec), drawing, result in zip(
+        specs, drawings, draw_all(drawings, timeout, len(drawings)), strict=True
+    ):
+        if isinstance(result, FigureRenderError):
+            outcome.failures.append(f"{name}: {result.message}")
             continue
-        outcome.plots.append(png)
-        images.append((spec.title, png.relative_to(folder).as_posix()))
+        outcome.plots.append(drawing.png)
+        images.append((spec.title, drawing.png.relative_to(folder).as_posix()))
     text = summary_markdown(state, rows, images, outcome.failures)
     atomic_write(outcome.markdown, text)
     atomic_write(outcome.html, _html(text))

@@ -1,8 +1,9 @@
 """Rendering accepted figures in a child process with a time limit: PNG for report.md, SVG for HTML.
 
-Each figure is drawn by `python -m deepresearch.figures.worker` (matplotlib, Agg backend), which
-reads a JSON job on stdin and never runs agent code. The worker runs in its own process group;
-past `timeout` seconds the whole group is killed and the figure fails with `FigureRenderError`.
+A run's figures are drawn by one `python -m deepresearch.figures.worker` (matplotlib, Agg backend),
+which reads JSON jobs on stdin and never runs agent code; it draws each figure in a child of its own,
+killed past `timeout` seconds (the figure fails with `FigureRenderError`). The worker runs in its own
+process group, itself killed if it outlives every figure's limit.
 Figures are numbered in the order they render successfully, so the report's numbers have no gaps;
 after `max_chart_failures` consecutive failures the remaining figures are skipped.
 """
@@ -16,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import deepresearch
 from deepresearch.core.errors import DeepResearchError
@@ -26,7 +28,7 @@ from deepresearch.figures.records import RenderedFigure, save_figures
 from deepresearch.figures.spec import FigureSpec
 
 DEFAULT_TIMEOUT = 60.0
-_OLD_OUTPUT = re.compile(r"^figure-\d+\.(png|svg)$")
+_OLD_OUTPUT = re.compile(r"^(figure|draft)-\d+\.(png|svg)$")
 
 
 class FigureRenderError(DeepResearchError):
@@ -56,21 +58,65 @@ def _worker_env() -> dict[str, str]:
     return env
 
 
-def render_figure(spec: FigureSpec, png: Path, svg: Path, timeout: float = DEFAULT_TIMEOUT) -> list[str]:
-    """Draw one spec into `png` and `svg` in a child process; return its warnings."""
-    job = json.dumps({"spec": spec.to_json(), "png": str(png), "svg": str(svg)}, ensure_ascii=False)
+@dataclass(frozen=True)
+class Drawing:
+    """One figure to draw: its spec and the two files it goes to."""
+
+    spec: FigureSpec
+    png: Path
+    svg: Path
+
+
+def draw_all(
+    drawings: Sequence[Drawing], timeout: float, max_failures: int
+) -> list[list[str] | FigureRenderError]:
+    """Draw every figure in one worker process (matplotlib imported once), each in a child of it
+    killed at `timeout` seconds; per figure its warnings or its error, in order, fewer when
+    `max_failures` failed in a row."""
+    if not drawings:
+        return []
+    request = {
+        "jobs": [{"spec": d.spec.to_json(), "png": str(d.png), "svg": str(d.svg)} for d in drawings],
+        "timeout": timeout,
+        "max_failures": max_failures,
+    }
     command = [sys.executable, "-m", "deepresearch.figures.worker"]
-    outcome = run_captured(command, input_text=job, timeout=timeout, env=_worker_env())
-    if outcome.timed_out:
-        _remove(png, svg)
-        raise FigureRenderError(
+    limit = len(drawings) * (timeout + 5.0) + 30.0  # the worker enforces each figure's own limit
+    outcome = run_captured(
+        command, input_text=json.dumps(request, ensure_ascii=False), timeout=limit, env=_worker_env()
+    )
+    lines = [json.loads(line) for line in outcome.stdout.splitlines() if line.startswith("{")]
+    results: list[list[str] | FigureRenderError] = []
+    for drawing, line in zip(drawings, lines, strict=False):
+        results.append(_result(drawing, line, timeout))
+    if len(lines) < len(drawings) and (outcome.exit_code != 0 or outcome.timed_out):
+        last = (outcome.stderr.strip().splitlines() or [f"exit status {outcome.exit_code}"])[-1]
+        reason = "the worker was stopped" if outcome.timed_out else last
+        for drawing in drawings[len(lines) :]:
+            _remove(drawing.png, drawing.svg)
+            results.append(FigureRenderError(f"rendering {drawing.png.name} failed: {reason}"))
+    return results
+
+
+def _result(drawing: Drawing, line: dict[str, Any], timeout: float) -> list[str] | FigureRenderError:
+    """One worker result line as warnings, or as the error it reports (files removed)."""
+    png, svg = drawing.png, drawing.svg
+    if line.get("ok") and png.is_file() and svg.is_file():
+        return list(line.get("warnings", []))
+    _remove(png, svg)
+    if line.get("timed_out"):
+        return FigureRenderError(
             f"rendering {png.name} took longer than {timeout:g} s: stopped", timed_out=True
         )
-    if outcome.exit_code != 0 or not (png.is_file() and svg.is_file()):
-        _remove(png, svg)
-        last = (outcome.stderr.strip().splitlines() or [f"exit status {outcome.exit_code}"])[-1]
-        raise FigureRenderError(f"rendering {png.name} failed: {last}")
-    return list(json.loads(outcome.stdout.strip().splitlines()[-1]).get("warnings", []))
+    return FigureRenderError(f"rendering {png.name} failed: {line.get('error') or 'no file was written'}")
+
+
+def render_figure(spec: FigureSpec, png: Path, svg: Path, timeout: float = DEFAULT_TIMEOUT) -> list[str]:
+    """Draw one spec into `png` and `svg` in a child process; return its warnings."""
+    (result,) = draw_all([Drawing(spec, png, svg)], timeout, max_failures=1)
+    if isinstance(result, FigureRenderError):
+        raise result
+    return result
 
 
 def _remove(*paths: Path) -> None:
@@ -92,23 +138,29 @@ def render_figures(
     _remove(*(p for p in images.iterdir() if _OLD_OUTPUT.match(p.name)))  # a re-run draws the full set
     outcome = RenderOutcome()
     counter = FailureCounter(max_chart_failures)
-    for figure in accepted:
+    drafts = [
+        Drawing(f.spec, images / f"draft-{i}.png", images / f"draft-{i}.svg") for i, f in enumerate(accepted)
+    ]
+    results = draw_all(drafts, timeout, max_chart_failures)
+    for figure, draft, result in zip(accepted, drafts, results, strict=False):
         if counter.exhausted:
-            outcome.skip_reason = counter.reason
             break
         number = len(outcome.figures) + 1
         png, svg = images / f"figure-{number}.png", images / f"figure-{number}.svg"
-        try:
-            warnings = render_figure(figure.spec, png, svg, timeout)
-        except FigureRenderError as exc:
-            outcome.failures.append(f"spec {figure.index} ({figure.spec.title}): {exc.message}")
+        if isinstance(result, FigureRenderError):
+            message = result.message.replace(draft.png.name, png.name)  # named as it would have been
+            outcome.failures.append(f"spec {figure.index} ({figure.spec.title}): {message}")
             counter.failed(f"spec {figure.index}")
             continue
         counter.succeeded()
+        draft.png.replace(png)
+        draft.svg.replace(svg)
         spec = figure.spec
         outcome.figures.append(RenderedFigure(
             number, spec.title, spec.caption or spec.title, workspace.relative(png), workspace.relative(svg),
-            figure.sources, figure.facts, figure.index, str(spec.type), tuple(warnings),
+            figure.sources, figure.facts, figure.index, str(spec.type), tuple(result),
         ))  # fmt: skip
+    if counter.exhausted:
+        outcome.skip_reason = counter.reason
     save_figures(workspace_root, outcome.figures)
     return outcome

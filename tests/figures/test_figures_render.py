@@ -19,6 +19,7 @@ from deepresearch.figures import (
     render_figures,
 )
 from deepresearch.figures.fonts import font_chain
+from deepresearch.figures.render import Drawing, draw_all
 from deepresearch.figures.worker import SLEEP_ENV
 from deepresearch.state.model import TaskDoc
 from tests.figures.helpers import charts_file, sales_line, share_pie
@@ -95,6 +96,21 @@ def test_worker_failure_is_a_typed_error(tmp_path: Path, doc: TaskDoc) -> None:
         render_figure(figure.spec, tmp_path / "missing" / "a.png", tmp_path / "missing" / "a.svg")
     assert not caught.value.timed_out
     assert "No such file or directory" in caught.value.message
+
+
+def test_one_figure_that_fails_leaves_the_others_of_the_worker_drawn(tmp_path: Path, doc: TaskDoc) -> None:
+    """One worker draws a run's figures, each in a child of its own: a failure stays with its figure."""
+    specs = [figure.spec for figure in accepted(doc, share_pie(), sales_line(), GROUPED)]
+    drawings = [
+        Drawing(specs[0], tmp_path / "a.png", tmp_path / "a.svg"),
+        Drawing(specs[1], tmp_path / "missing" / "b.png", tmp_path / "missing" / "b.svg"),
+        Drawing(specs[2], tmp_path / "c.png", tmp_path / "c.svg"),
+    ]
+    first, second, third = draw_all(drawings, timeout=60, max_failures=2)
+    assert first == [] and third == []
+    assert isinstance(second, FigureRenderError) and "No such file or directory" in second.message
+    assert ink(tmp_path / "a.png") > 0.01 and ink(tmp_path / "c.png") > 0.01
+    assert not (tmp_path / "missing").exists()
 
 
 def test_a_hanging_renderer_is_stopped_by_the_time_limit(
