@@ -24,7 +24,7 @@ import pytest
 from deepresearch.core.workspace import Workspace
 from deepresearch.state.model import SUSPICIOUS, RunStatus
 from deepresearch.state.store import StateStore
-from tests.helpers import PageServer, skip_without_sandbox
+from tests.helpers import PageServer, fake_agent_command, skip_without_sandbox
 from tests.integration.harness import CLIS, cli_env, require_cli, run_deepresearch, write_config
 from tests.model_server import ModelServer, Script
 
@@ -39,6 +39,8 @@ SECRET = "serper-secret-never-in-agents"
 KEY = "FAKE-PRIVATE-KEY planted by the confinement test"
 # The person's other tokens, which no agent needs (copilot's own credentials include GITHUB_TOKEN).
 TOKENS = {"GITHUB_TOKEN": "ghp-planted-by-the-test", "AWS_SECRET_ACCESS_KEY": "aws-planted-by-the-test"}
+# The roles the fake agent plays in these runs (the executors are the real CLI's).
+SCRIPTED_ROLES = ("planner", "supervisor", "reflector", "synthesizer")
 # The person's CLI configuration, which must come out of the run unchanged.
 CONFIGS = {
     ".claude/settings.json": '{"theme": "dark"}\n',
@@ -137,9 +139,15 @@ def hijacked_run(cli: str, sandbox: str, tmp_path: Path, base_env: dict[str, str
         ]
         script = Script(work, pages.base_url, scenario={"attacks": attacks})
         with ModelServer(script) as server:
-            # Only the executors are hijacked: the verifier's two calls would add real-CLI time to each
-            # of the twelve runs and prove nothing here (each CLI's complete run makes them).
-            write_config(work, cli, server.base_url, sandbox=sandbox, concurrency=1, verify_support="never")
+            # Only the executors are hijacked, so only they run in the real CLI: the other roles are the
+            # fake agent writing the files the model server would have the CLI write (the same builders,
+            # tests/scripted_roles.py). Their calls through each CLI would add real-CLI time to each of
+            # the twelve runs and prove nothing here: each CLI's complete run makes them (and the
+            # verifier's two, left out here too).
+            write_config(
+                work, cli, server.base_url, sandbox=sandbox, concurrency=1, verify_support="never",
+                roles={role: {"agent": "custom"} for role in SCRIPTED_ROLES}, custom_command=fake_agent_command(),
+            )  # fmt: skip
             env = {**cli_env(cli, server.base_url, home, base_env), "SERPER_API_KEY": SECRET, **TOKENS}
             proc = run_deepresearch(["-p", QUESTION, "-o", str(work)], env, tmp_path, timeout=400)
             results = dict(server.tool_results)
