@@ -134,14 +134,50 @@ def _alternation(words: list[str]) -> str:
     return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
 
 
-def _word_end(word: str) -> str:
-    """A word ends at a non-letter or a CJK character (480万kWだった); CJK words and symbols need no
-    boundary."""
-    # Case-sensitive (`(?-i:`): the class has no case, and under IGNORECASE Python compiles its CJK
-    # ranges character by character for each of the hundreds of words (0.9 s at every import).
-    return (
-        "" if _CJK.search(word) or not word[-1].isalpha() else r"(?-i:(?![^\W\d_\u3040-\u30ff\u3400-\u9fff]))"
-    )
+# A word that ends in a letter ends at a non-letter or a CJK character (480万kWだった). Case-sensitive
+# (`(?-i:`): the class has no case, and under IGNORECASE Python compiles its CJK ranges character by
+# character.
+_WORD_END = r"(?-i:(?![^\W\d_\u3040-\u30ff\u3400-\u9fff]))"
+
+
+def _needs_end(word: str) -> bool:
+    """Whether a word needs `_WORD_END` after it: CJK words and symbols need no boundary."""
+    return not _CJK.search(word) and word[-1].isalpha()
+
+
+class _Words:
+    """One table's words, matched longest first (ties in table order), each ending as `_needs_end`
+    says. Two alternations, not one: the words that end in a letter share one end-of-word lookahead
+    (one alternation with a lookahead per word took Python's compiler 0.1 s, in every command that
+    reads a number), the others need none; of their two matches the longer, as one would give."""
+
+    def __init__(self, words: Iterable[str], flags: re.RegexFlag) -> None:
+        order = sorted(words, key=len, reverse=True)
+        self._fold = bool(flags & re.IGNORECASE)
+        self._rank: dict[str, int] = {}
+        for index, word in enumerate(order):
+            self._rank.setdefault(self._key(word), index)
+        bounded, free = [w for w in order if _needs_end(w)], [w for w in order if not _needs_end(w)]
+        self._patterns = [
+            re.compile(pattern, flags)
+            for pattern, used in ((f"(?:{_escaped(bounded)}){_WORD_END}", bounded), (_escaped(free), free))
+            if used
+        ]
+
+    def _key(self, text: str) -> str:
+        return text.lower() if self._fold else text
+
+    def match(self, text: str, pos: int) -> re.Match[str] | None:
+        """The table's word at `pos`, as one alternation of them all would match it."""
+        found = [m for pattern in self._patterns if (m := pattern.match(text, pos)) is not None]
+        if len(found) < 2:
+            return found[0] if found else None
+        last = len(self._rank)
+        return min(found, key=lambda m: (-len(m.group()), self._rank.get(self._key(m.group()), last)))
+
+
+def _escaped(words: list[str]) -> str:
+    return "|".join(re.escape(w) for w in words)
 
 
 _TABLES: dict[str, tuple[Iterable[str], re.RegexFlag]] = {
@@ -152,14 +188,11 @@ _TABLES: dict[str, tuple[Iterable[str], re.RegexFlag]] = {
 
 
 @functools.cache
-def _words_re(table: str) -> re.Pattern[str]:
-    """The alternation of one table's words (`_TABLES`), longest first, each ending as `_word_end`
-    says; compiled on first use (about 0.3 s for the three: a command that reads no number does not
-    pay it)."""
+def _words_re(table: str) -> _Words:
+    """One table's words (`_TABLES`), built on first use: a command that reads no number does not
+    pay for it."""
     words, flags = _TABLES[table]
-    return re.compile(
-        "|".join(rf"{re.escape(w)}{_word_end(w)}" for w in sorted(words, key=len, reverse=True)), flags
-    )
+    return _Words(words, flags)
 
 
 _PREFIX_RE = re.compile(rf"(?:{_alternation(list(PREFIXES))})\s?$")
