@@ -60,6 +60,14 @@ def fake_agent_command() -> list[str]:
     return [sys.executable, str(FAKE_AGENT), "--prompt-file", "{prompt_file}", "--workdir", "{workdir}"]
 
 
+def importable_in_sandbox() -> list[str]:
+    """Arguments that keep this checkout's package and virtual environment importable for a scripted
+    agent inside the OS sandbox, which hides /tmp (where a CI checkout may be): a file a custom command
+    names keeps its folder visible (core/sandbox.program_paths); the fake agent ignores them."""
+    cfg = Path(sys.prefix) / "pyvenv.cfg"
+    return [str(REPO / "deepresearch" / "__init__.py"), *([str(cfg)] if cfg.is_file() else [])]
+
+
 def write_workspace_config(workdir: Path, browser: bool = False, **settings: object) -> Path:
     """deepresearch.yaml in `workdir` that selects the fake agent through the custom backend.
 

@@ -24,7 +24,7 @@ import pytest
 from deepresearch.core.workspace import Workspace
 from deepresearch.state.model import SUSPICIOUS, RunStatus
 from deepresearch.state.store import StateStore
-from tests.helpers import PageServer, fake_agent_command, skip_without_sandbox
+from tests.helpers import PageServer, fake_agent_command, importable_in_sandbox, skip_without_sandbox
 from tests.integration.harness import CLIS, cli_env, require_cli, run_deepresearch, write_config
 from tests.model_server import ModelServer, Script
 
@@ -146,7 +146,7 @@ def hijacked_run(cli: str, sandbox: str, tmp_path: Path, base_env: dict[str, str
             # verifier's two, left out here too).
             write_config(
                 work, cli, server.base_url, sandbox=sandbox, concurrency=1, verify_support="never",
-                roles={role: {"agent": "custom"} for role in SCRIPTED_ROLES}, custom_command=fake_agent_command(),
+                roles={role: {"agent": "custom"} for role in SCRIPTED_ROLES}, custom_command=[*fake_agent_command(), *importable_in_sandbox()],
             )  # fmt: skip
             env = {**cli_env(cli, server.base_url, home, base_env), "SERPER_API_KEY": SECRET, **TOKENS}
             proc = run_deepresearch(["-p", QUESTION, "-o", str(work)], env, tmp_path, timeout=400)

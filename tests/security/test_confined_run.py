@@ -25,7 +25,14 @@ import yaml
 from deepresearch.core.workspace import Workspace
 from deepresearch.state.model import RunStatus
 from deepresearch.state.store import StateStore
-from tests.helpers import FAKE_AGENT, FAKE_AGENT_ENV, LOCAL_HOSTS, REPO, PageServer, skip_without_sandbox
+from tests.helpers import (
+    FAKE_AGENT,
+    FAKE_AGENT_ENV,
+    LOCAL_HOSTS,
+    PageServer,
+    importable_in_sandbox,
+    skip_without_sandbox,
+)
 
 ATTACKER = Path(__file__).with_name("attacker.sh")
 SECRET = "serper-secret-never-in-agents"
@@ -89,12 +96,8 @@ def test_a_rule_less_agent_in_bubblewrap_cannot_reach_secrets_or_state(
             str(FAKE_AGENT),
             "{prompt_file}",
             "{workdir}",
-            # The scripted agent imports deepresearch's demo builders and yaml. A file the command
-            # names keeps its folder visible in the sandbox (core/sandbox.program_paths; attacker.sh
-            # ignores these arguments), so the package and the virtual environment stay importable
-            # when the checkout is under /tmp, which the sandbox hides.
-            str(REPO / "deepresearch" / "__init__.py"),
-            *[str(cfg) for cfg in [Path(sys.prefix) / "pyvenv.cfg"] if cfg.is_file()],
+            # The scripted agent imports deepresearch's demo builders and yaml (attacker.sh ignores these).
+            *importable_in_sandbox(),
         ],
         "sandbox": "bwrap",
         "agent_env": [*FAKE_AGENT_ENV, "ATTACK_*"],  # what the attacker script reads (and nothing else)
