@@ -49,6 +49,15 @@ def playwright_chromium(environ: Mapping[str, str] | None = None) -> str | None:
     return None
 
 
+def _downloaded_any() -> bool:
+    """Whether Playwright's folder holds any Chromium download, whatever its layout or revision (only
+    launching it tells whether it works; only its absence is certain)."""
+    try:
+        return any(entry.name.startswith("chromium") for entry in playwright_browsers_dir().iterdir())
+    except OSError:
+        return False
+
+
 def candidate_executables(chromium_path: str | None) -> list[str | None]:
     """Playwright's own Chromium (None) first, then the configured one, else the system's."""
     if chromium_path:
@@ -62,7 +71,7 @@ def none_can_launch(candidates: list[str | None]) -> str | None:
     reasons = []
     for executable in candidates:
         if executable is None:
-            if playwright_chromium() is not None:
+            if _downloaded_any():
                 return None
             reasons.append(f"{PLAYWRIGHT_OWN}: not installed in {playwright_browsers_dir()}")
         elif Path(executable).is_file():

@@ -58,3 +58,11 @@ def test_a_browser_with_nothing_to_launch_fails_before_starting_playwright(
         asyncio.run(browser.start())
     assert "not installed in" in str(raised.value)  # the pre-check's words, not a failed launch's
     assert browser._pw is None  # no driver was started
+
+
+def test_any_playwright_download_is_left_to_the_launch_to_judge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(tmp_path))
+    (tmp_path / "chromium_headless_shell-1148" / "chrome-linux").mkdir(parents=True)  # an older layout
+    assert none_can_launch(candidate_executables(str(tmp_path / "nothing"))) is None
