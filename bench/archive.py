@@ -38,6 +38,9 @@ from deepresearch.sources.archive import Archiver
 from deepresearch.sources.browser import Browser, BrowserOptions
 from tests.sources.site import JS_TEXT, PDF_LINES, TICK_TEXT, TIMER_TEXT, XHR_TEXT, TestSite
 
+# The pages are served on 127.0.0.x, which archiving refuses unless the person allows it.
+LOCAL_PAGES = ["127.0.0.0/8"]
+
 
 class _Pages(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
@@ -91,7 +94,8 @@ def _per_page(urls: list[str], config: Config) -> int:
 
 def _latency(site: TestSite, pages: int) -> None:
     """One page at a time with a warm browser: static pages, then the script-filled ones and a PDF."""
-    with tempfile.TemporaryDirectory() as folder, Archiver(Workspace(Path(folder)), Config()) as archiver:
+    config = Config(allow_private_hosts=LOCAL_PAGES)
+    with tempfile.TemporaryDirectory() as folder, Archiver(Workspace(Path(folder)), config) as archiver:
         archiver.archive(site.url("/page/0"))  # Chromium starts here, not in the figures below
         if archiver.browser_unavailable:
             raise SystemExit(f"no Chromium could be launched: {archiver.browser_unavailable}")
@@ -158,7 +162,7 @@ def main() -> None:
         threading.Thread(target=server.serve_forever, daemon=True).start()
     bases = [f"http://{s.server_address[0]}:{s.server_address[1]}" for s in servers]
     urls = [f"{bases[n % len(bases)]}/page/{n}" for n in range(1, args.pages + 1)]
-    config = Config(archive_concurrency=args.concurrency)
+    config = Config(archive_concurrency=args.concurrency, allow_private_hosts=LOCAL_PAGES)
     serial = dataclasses.replace(config, archive_concurrency=1)
     print(f"{args.pages} local pages; Chromium via Playwright; settling after load included")
     label = f"one browser, {args.concurrency} pages at a time"
