@@ -218,14 +218,14 @@ def bench_service(clients: int, hold: float) -> None:
     with tempfile.TemporaryDirectory() as folder:
         workspace = Workspace(Path(folder))
         workspace.ensure()
-        config = Config()
+        config = Config(allow_private_hosts=["127.0.0.0/8"])  # the bench's own pages
         with ToolService(workspace, config, Budget(workspace, config), {}, NullSink()) as service:
             address = Path(service.address())
             known = [f"{bases[i % 4]}/page/{i}" for i in range(8)]
             ToolClient(address, Caller(task="E0")).archive(workspace.root, known, False, False)  # browser up
             start = time.monotonic()
             with ThreadPoolExecutor(clients + 1) as pool:
-                lock_job = pool.submit(hold_lock, workspace.private / "sources.lock", start + 1.5, hold)
+                lock_job = pool.submit(hold_lock, workspace.source_registry_lock, start + 1.5, hold)
                 jobs = []
                 until = start + 1.5 + hold + 2.0
                 for c in range(clients):  # half ask for pages already archived, half for new ones

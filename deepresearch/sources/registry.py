@@ -11,7 +11,7 @@ archives over time: a stale source archived again (`renew`) keeps its earlier ar
 newest answers for the URL.
 
 Several processes register at once (the run's tool service, `deepresearch archive` by hand, the
-orchestrator), so IDs are allocated under an exclusive `flock` on `.deepresearch/sources.lock`,
+orchestrator), so IDs are allocated under an exclusive `flock` on `.deepresearch/locks/sources.lock`,
 which the orchestrator also holds while it merges a task's sources into task.md; each registration
 is written in one transaction. Reads and uses take no file lock. The orchestrator merges the
 registry into task.md between phases; the registry only reads task.md (to skip IDs already used
