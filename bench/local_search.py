@@ -28,6 +28,7 @@ from deepresearch.sources.content import sha256_hex
 from deepresearch.sources.localsearch import LocalIndex
 from deepresearch.sources.positions import page_marker
 from deepresearch.sources.record import SourceRecord
+from deepresearch.sources.registry import SourceRegistry
 
 KANJI = "電力太陽光発風熱容量増加年報告地域市場価格需要供給技術政策研究結果分析"
 
@@ -51,26 +52,41 @@ def _text(rng: random.Random, vocabulary: list[str], words: int, n: int) -> str:
     return "\n\n".join(paragraphs)
 
 
+def _archive(
+    workspace: Workspace, vocabulary: list[str], words: int, n: int, rng: random.Random
+) -> SourceRecord:
+    """Write the n-th document's archive; its registry record."""
+    source_id = f"S{n:02d}"
+    body = _text(rng, vocabulary, words, n)
+    markdown = f"# Document {n}\n\n- Source: {source_id}\n- URL: https://example.org/{n}\n\n---\n\n{body}\n"
+    path = workspace.asset_dir("web") / f"{source_id}-example-org.md"
+    path.write_text(markdown, encoding="utf-8")
+    return SourceRecord(
+        url=f"https://example.org/{n}", id=source_id, final_url=f"https://example.org/{n}",
+        title=f"Document {n}", archive=workspace.relative(path), sha256=sha256_hex(markdown.encode()),
+    )  # fmt: skip
+
+
 def build(workspace: Workspace, documents: int, words: int, rng: random.Random) -> list[str]:
     """Archives and registry lines for `documents` sources; returns the vocabulary used."""
     workspace.ensure()
     vocabulary = _vocabulary(rng)
-    lines = []
-    for n in range(1, documents + 1):
-        source_id = f"S{n:02d}"
-        body = _text(rng, vocabulary, words, n)
-        markdown = (
-            f"# Document {n}\n\n- Source: {source_id}\n- URL: https://example.org/{n}\n\n---\n\n{body}\n"
-        )
-        path = workspace.asset_dir("web") / f"{source_id}-example-org.md"
-        path.write_text(markdown, encoding="utf-8")
-        record = SourceRecord(
-            url=f"https://example.org/{n}", id=source_id, final_url=f"https://example.org/{n}",
-            title=f"Document {n}", archive=workspace.relative(path), sha256=sha256_hex(markdown.encode()),
-        )  # fmt: skip
-        lines.append(json.dumps(record.to_dict()))
-    workspace.source_registry.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    lines = [
+        json.dumps(_archive(workspace, vocabulary, words, n, rng).to_dict()) for n in range(1, documents + 1)
+    ]
+    # Written as an older workspace's sources.jsonl: the registry migrates it on first open.
+    workspace.legacy_source_registry[0].write_text("\n".join(lines) + "\n", encoding="utf-8")
     return vocabulary
+
+
+def add_one(workspace: Workspace, vocabulary: list[str], words: int, n: int) -> None:
+    """Archive and register one more document, as the tool service does."""
+    record = _archive(workspace, vocabulary, words, n, random.Random(n))
+    registry = SourceRegistry(workspace)
+    try:
+        registry.register(record.url, record.final_url, record.sha256, lambda source_id: record)
+    finally:
+        registry.close()
 
 
 def main() -> None:
@@ -105,7 +121,7 @@ def main() -> None:
         print(f"query (k=10, {len(queries)} queries, incl. {args.queries // 5} CJK): median "
               f"{statistics.median(latencies):.1f} ms, p95 {p95:.1f} ms, max {latencies[-1]:.1f} ms; "
               f"{hits / len(queries):.1f} hits per query")  # fmt: skip
-        build(workspace, args.documents + 1, args.words, random.Random(17))  # one more archive
+        add_one(workspace, vocabulary, args.words, args.documents + 1)
         start = time.perf_counter()
         caught_up = index.sync()
         print(
