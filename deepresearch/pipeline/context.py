@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,6 +19,10 @@ from deepresearch.core.workspace import Workspace
 from deepresearch.service.server import ToolService
 from deepresearch.state.model import TaskDoc
 from deepresearch.state.store import StateStore
+
+# How long an edit that does not parse is watched for more writes (an editor saving in place).
+EDIT_SETTLE_SECONDS = 0.25
+EDIT_SETTLE_TRIES = 8
 
 
 @dataclass
@@ -45,14 +50,11 @@ class RunContext:
 
         The edit is parsed and validated, including the status changes a person may make; a bad
         edit raises StateError naming the line, and the run stops with nothing lost."""
-        try:
-            on_disk = self.store.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            on_disk = ""
+        on_disk = self._on_disk()
         if on_disk == self.written:
             return False
         try:
-            edited = self.store.load(previous=self.doc)
+            edited, on_disk = self._settled_edit(on_disk)
         except StateError as exc:
             good = self.store.last_good_snapshot()
             raise StateError(
@@ -66,6 +68,27 @@ class RunContext:
         self.written = on_disk
         self.sink(Notice("picked up your edit of task.md"))
         return True
+
+    def _on_disk(self) -> str:
+        try:
+            return self.store.path.read_text(encoding="utf-8")
+        except (FileNotFoundError, UnicodeDecodeError):
+            return ""
+
+    def _settled_edit(self, text: str) -> tuple[TaskDoc, str]:
+        """The edit and its text, parsed once the file has stopped changing: an editor that writes
+        task.md in place can be read half-way (empty, or cut short), so an edit that does not parse is
+        read again while it still changes; one that stays the same is the person's."""
+        for _ in range(EDIT_SETTLE_TRIES):
+            try:
+                return self.store.parse(text, previous=self.doc), text
+            except StateError:
+                time.sleep(EDIT_SETTLE_SECONDS)
+                again = self._on_disk()
+                if again == text:
+                    break
+                text = again
+        return self.store.parse(text, previous=self.doc), text  # the same text twice: the person's
 
     @property
     def budget(self) -> Budget:

@@ -39,7 +39,12 @@ class StateStore:
 
         With `previous` (the document as last saved), also refuse status changes a person may not
         make between phases, such as done → pending (see `validate.ALLOWED_TRANSITIONS`)."""
-        parsed = self._read(self.path)
+        return self.parse(self._text(self.path), previous)
+
+    def parse(self, text: str, previous: TaskDoc | None = None) -> TaskDoc:
+        """`load` of text already read from task.md."""
+        parsed = parse_with_lines(text, path=display_path(self.path))
+        raise_problems(validate_doc(parsed.doc, parsed.lines))
         if previous is not None:
             raise_problems(check_transitions(previous, parsed.doc, parsed.lines))
         return parsed.doc
@@ -76,8 +81,13 @@ class StateStore:
         return None
 
     def _read(self, path: Path) -> Parsed:
+        parsed = parse_with_lines(self._text(path), path=display_path(path))
+        raise_problems(validate_doc(parsed.doc, parsed.lines))
+        return parsed
+
+    def _text(self, path: Path) -> str:
         try:
-            text = path.read_text(encoding="utf-8")
+            return path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise StateError(
                 "not found", display_path(path), hint="start a new run, or pass the run's folder with -o"
@@ -86,9 +96,6 @@ class StateStore:
             raise StateError(
                 f"is not UTF-8 text ({exc.reason} at byte {exc.start})", display_path(path)
             ) from None
-        parsed = parse_with_lines(text, path=display_path(path))
-        raise_problems(validate_doc(parsed.doc, parsed.lines))
-        return parsed
 
     def _next_number(self) -> int:
         existing = self.snapshots()
