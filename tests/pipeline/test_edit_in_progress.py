@@ -47,7 +47,9 @@ def test_an_edit_read_while_it_is_being_written_is_read_again_when_whole(tmp_pat
 
 def test_an_edit_that_stays_broken_pauses_the_run_at_its_line(tmp_path: Path) -> None:
     ctx = saved_context(tmp_path)
-    broken = ctx.written.replace("| Compare bills | D2 | medium | E1 |", "| Compare bills | D2 | medium | E99 |")
+    broken = ctx.written.replace(
+        "| Compare bills | D2 | medium | E1 |", "| Compare bills | D2 | medium | E99 |"
+    )
     assert broken != ctx.written
     ctx.store.path.write_text(broken)
     start = time.monotonic()
