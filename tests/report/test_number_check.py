@@ -52,6 +52,7 @@ FACTS = [
     ("Fact-026", "The average site size (derived) is about 91 MW on transmission and about 32 MW on distribution.", "S15"),
     ("Fact-027", "Fleet survey: a 97% response; fleet capacity uncertainty about ±3%.", "S16"),
     ("Fact-028", "In 2024 total grid spend was EUR 520m; battery revenue was 310m.", "S17"),
+    ("Fact-029", "The 2025 demand peak of 9.3 GW was 2.2% above 2024.", "S18"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
@@ -64,7 +65,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 18)]
+    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 19)]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
         "CONF-1", "End-2025 capacity", ["Fact-003", "Fact-008"], preferred="Fact-003",
@@ -206,6 +207,10 @@ TABLE: list[tuple[str, str, list[str]]] = [
      ["9.3 GW"]),  # (the 2.9 GW is the fact's `discharge peaked`: `peak` names both)
     ("a bracket's figure and the number before it",
      "| Month | Demand peak | Battery discharge |\n| --- | --- | --- |\n| January | 9.3 GW [S12] | 2.9 GW [S12] |\n", []),
+    ("another fact's figure, the words right by the number those of a cited fact's other figure",
+     "Batteries discharged up to 9.3 GW during the record peak [S12][S18].", ["9.3 GW"]),
+    ("the figure the words right by the number are about",
+     "Batteries discharged up to 2.9 GW during the record peak [S12][S18].", []),
     ("'add that' reports, it states no change",
      "Supporters would add that the fleet held 4.8 GW at end-2025 [S01].", []),
     ("the sentence before, referred to",
