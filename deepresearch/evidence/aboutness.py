@@ -1,7 +1,7 @@
 """Are two numbers with the same value about the same thing? The rules, on numbers bound to what
 they are about (evidence/binding.py):
 
-- **years**: they meet, or cannot be said not to (`_timely`); a number a report gives for its own
+- **years**: they meet, or cannot be said not to (`timely`); a number a report gives for its own
   year (a table row's, one written by it) needs a fact that gives it for that year;
 - **change or level**: a change (`+0.1 GW`, `rose by 12%`) is stated only by a change; a level
   column of a report table is not stated by a change (an addition); and not in the other direction;
@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.number_match import same_value, years_text
 
-_CONTAINS = re.compile(r"\b(?:includ\w*|compris\w*|contain\w*|of which|among them)\b", re.IGNORECASE)
+CONTAINS = re.compile(r"\b(?:includ\w*|compris\w*|contain\w*|of which|among them)\b", re.IGNORECASE)
 
 
 def _closer(
@@ -39,7 +39,7 @@ def _closer(
     figure, whatever word many facts use they share). Not when
     the claim says its number includes the other thing (`4.9 GW includes behind-the-meter
     systems`)."""
-    if _CONTAINS.search(" ".join(sorted(claim.terms))) or _CONTAINS.search(claim.clause):
+    if CONTAINS.search(" ".join(sorted(claim.terms))) or CONTAINS.search(claim.clause):
         return ""
     for other in siblings:
         if other is stated or not other.quantity.claim or not _alike(other, stated):
@@ -131,7 +131,7 @@ def loosely_dated(claim: Bound, stated: Bound) -> bool:
     return claim.strength == 2 and bool(claim.years) and not (stated.strength and stated.years & claim.years)
 
 
-def _timely(claim: Bound, stated: Bound) -> bool:
+def timely(claim: Bound, stated: Bound) -> bool:
     """Their years meet, or cannot be said not to: the claim's years are its own (strength 2), or
     the one year of its sentence against evidence that names its years at least as surely."""
     if not claim.years or not stated.years or claim.years & stated.years:
@@ -153,7 +153,7 @@ def conflict(
 ) -> str:
     """Why `stated`, which has the claim's value, is not about the same thing ("" when it is)."""
     who = f"{stated.origin} states {stated.text}"
-    if not _timely(claim, stated):
+    if not timely(claim, stated):
         return f"{who} for {years_text(stated.years)}, not {years_text(claim.years)}"
     if dated and loosely_dated(claim, stated):
         said = f"only loosely for {years_text(stated.years)}" if stated.years else "for no year"

@@ -5,7 +5,8 @@ A result is accepted within the target's rounding (evidence/derivation.py sets t
 operand within that rounding of zero derives nothing by a sum or difference, nor one by a ratio. A
 growth rate runs from an earlier b to a later a, up or down as the claim says; a growth rate or a
 difference between two years has the claim's year as one of its two. A change is the difference of
-two levels or of two changes, and the sum of two changes. Each family of operand pairs is searched
+two levels (the change of the later year's: `+26 in 2025` from 61 at end-2024 and 87 at end-2025,
+not 2024's) or of two changes, and the sum of two changes. Each family of operand pairs is searched
 by bisection over the values of the first set.
 """
 
@@ -151,6 +152,13 @@ def _later(a: Operand, b: Operand, year: int | None) -> bool:
     return ya == yb or (ya > yb and year in (None, ya, yb))
 
 
+def _for_later(a: Operand, b: Operand, year: int | None) -> bool:
+    """Whether the claim's `year` (if it names one) is the later of two levels' single years."""
+    if year is None or len(a.years) != 1 or len(b.years) != 1 or a.years == b.years:
+        return True
+    return year == max(min(a.years), min(b.years))
+
+
 def _difference(index: _Index, b: Operand, target: Target) -> str:
     """|a − b| within the target's tolerance for some a of the index (a change from two levels or two
     changes; between two years, one of them the claim's), described; else ""."""
@@ -160,6 +168,8 @@ def _difference(index: _Index, b: Operand, target: Target) -> str:
             continue  # a change is the difference of two levels or of two changes
         if abs(a.value) <= target.tolerance:
             continue
+        if target.change and not a.change and not _for_later(a, b, year):
+            continue  # the change between two years' levels is the later year's
         if a is not b and a.value != b.value and (_later(a, b, year) or _later(b, a, year)):
             big, small = (a, b) if a.value > b.value else (b, a)
             return f"difference {_show(big)} − {_show(small)}"

@@ -12,7 +12,10 @@ in the text it is written in, to:
   end of 2024, an increase of 1.4 GW`). Their **strength**: 2 for its own, 1 for
   the one year of a sentence's opening clause (`In 2024, ...`) or, for evidence, of its sentence,
   0 for a looser guess (evidence/aboutness.py says when years conflict).
-- **terms** (evidence/terms.py): what the number is a number of.
+- **terms** (evidence/terms.py): what the number is a number of; and the words of its own phrase
+  (`near`): those between it and the breaks (punctuation, `during`, `at`, `to`, `and`...) nearest it
+  on either side, up to the numbers either side (`discharged up to 2.9 GW during the record 9.3 GW
+  peak`: `discharged` is the 2.9 GW's, `record peak` the 9.3 GW's).
 - **change**: written as a change (`+5`, `−15%`, `rose by 12%`, `an increase of 0.2 GW`, `19% lower`,
   a clause about additions or growth: `net additions were 0.3 GW`, a column `Net power added`) and
   its **direction** (+1 a rise, −1 a fall, 0 not said); evidence may be a change (`changing`) when

@@ -31,6 +31,7 @@ class Bound:
     named: frozenset[str] | None = None
     negated: bool = False  # its text says what something is not (`cannot have been auction projects`)
     clause: str = ""  # the clause it is written in
+    near: frozenset[str] = frozenset()  # the terms between it and the numbers either side in its sentence
     # A table cell's: the words of its header that no other header of numbers in its unit has, and
     # the words of those other headers that its header does not have.
     header: frozenset[str] = frozenset()

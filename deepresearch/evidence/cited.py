@@ -9,10 +9,11 @@ year or two words) shows the claim gives the wrong number for it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from deepresearch.evidence.aboutness import conflict
+from deepresearch.evidence.aboutness import CONTAINS, conflict, timely
 from deepresearch.evidence.arithmetic import Operand, operands
 from deepresearch.evidence.binding import Bound, bind_text
 from deepresearch.evidence.number_match import same_value, years_text
@@ -94,6 +95,7 @@ class Evidence:
                 if self.dated and silent and not claim.negated
                 else None
             )
+            rival = rival or self._nearer(claim, matches)  # (the words right by its number)
             if rival is None:
                 return best, ""
             words = ", ".join(sorted(self.distinctive(rival.terms & claim.terms, 10))) or years_text(
@@ -154,6 +156,26 @@ class Evidence:
                     return item
         return None
 
+    def _nearer(self, claim: Bound, matches: Sequence[Bound]) -> Bound | None:
+        """A number of another value (its unit, the claim's years) that the words of the claim's own
+        phrase are about, by two distinctive words, more than about any number with its value (their
+        phrases or their clauses): `discharged up to 9.3 GW` is not the 9.3 GW `demand peak` when a
+        cited fact's `discharge peaked at 2.9 GW`. Not for a sentence that says what its number
+        includes, nor against a threshold (`1 MW or more`) or a divisor (`per 100,000`)."""
+        if claim.column >= 0 or not claim.near or CONTAINS.search(claim.clause):
+            return None
+        ours = max(len(self.distinctive(claim.near & (m.near | m.terms))) for m in matches)
+        for text in self.texts:
+            for item in text:
+                q = item.quantity
+                if not q.claim or q.dimension != claim.quantity.dimension or same_value(claim.quantity, q):
+                    continue
+                if {r.value for r in q.readings} & claim.beside or not timely(claim, item) or _bound(item):
+                    continue
+                if len(self.distinctive(claim.near & item.near)) >= ours + 2:
+                    return item
+        return None
+
     def _lends(self, claim: Bound, cell: Bound) -> bool:
         """A quoted cell's bare digits stand for the claim's number: always in a fact's own check
         (`lends`), else when the cell's row label and the claim name the same year."""
@@ -180,6 +202,22 @@ class Evidence:
 _WEIGHING = frozenset({"weight", "margin"})  # (stemmed: weights, margins)
 
 
+def _bound(item: Bound) -> bool:
+    """A number written as a bound or a divisor (`above 1 MW`, `1 MW or more`, `per 100,000`): no
+    item's figure."""
+    number = re.escape(item.text)
+    return bool(
+        re.search(
+            rf"(?:\b(?:per|above|over|below|under|than|least|exceeding)\s+|(?:[<>]=?|[≥≤])\s*){number}",
+            item.clause,
+        )
+        or re.search(
+            rf"{number}\s+(?:or|and)\s+(?:more|less|above|over|below|under|greater|higher|lower)\b",
+            item.clause,
+        )
+    )
+
+
 def _restates(item: Bound, taken: Collection[Bound]) -> bool:
     """The figure of a taken number: its value in the same fact (a statement restates its quote)."""
     return any(t.origin == item.origin and same_value(t.quantity, item.quantity) for t in taken)
@@ -202,8 +240,8 @@ def _measured_alike(claim: Bound, item: Bound) -> bool:
 def _score(claim: Bound, item: Bound, evidence: Evidence) -> int:
     """How much an evidence number is about what the claim is about: its year (2), its distinctive
     words (1 each)."""
-    timely = 2 if item.strength and item.years & claim.years else 0
-    return timely + len(evidence.distinctive(item.terms & claim.terms, 10))
+    dated = 2 if item.strength and item.years & claim.years else 0
+    return dated + len(evidence.distinctive(item.terms & claim.terms, 10))
 
 
 def _adopt(cell: Bound, statement: Sequence[Bound], taken: set[Bound]) -> Bound:

@@ -7,10 +7,11 @@ sources state, so none of the numbers involved is grounded.
 - **a change from one number to another in the wrong direction** (`rose from 71,500 to 60,200`,
   `10%, down from 3%`): a rise ends higher than it starts, a fall lower.
 
-And a change written against its sources' years (`backwards`): `from A to B` and `A→B` run from the
-earlier to the later, so the facts that state A and B, each for a year of its own, do not give A for
-a later year than B (`210→130 EUR/kWh` is not `130→210`, when 210 is 2022's and 130 2025's), and a
-change from a value to itself needs facts that give it for two years (`210→210`).
+And a change written against its sources' years (`backwards`): `from A to B` (on to C: `from A to B
+to C`) and `A→B` run from the earlier to the later, so the facts that state A and B, each for a year
+of its own, do not give A for a later year than B (`210→130 EUR/kWh` is not `130→210`, when 210 is
+2022's and 130 2025's), and a change from a value to itself needs facts that give it for two years
+(`210→210`).
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ def contradictions(text: str, claims: Sequence[Bound], spans: Iterable[int] = ()
 
 
 _ARROW = re.compile(r"\s*(?:→|->|⟶)\s*")
+_CHAIN = re.compile(
+    r"\s+(?:and\s+)?to\s+(?:(?:about|around|roughly|nearly|some|almost|EUR|USD|US\$|[$€£¥])\s*)*"
+)
 
 
 def backwards(text: str, claims: Sequence[Bound], stated: Sequence[Bound | None]) -> dict[int, str]:
@@ -79,7 +83,12 @@ def _from_to(text: str, claims: Sequence[Bound]) -> list[tuple[int, int]]:
     pairs: list[tuple[int, int]] = []
     for i, (a, b) in enumerate(itertools.pairwise(claims)):
         between = text[a.quantity.end : b.quantity.start]
-        if _ARROW.fullmatch(between) or (_FROM.search(text, 0, a.quantity.start) and _TO.match(between)):
+        chained = bool(pairs) and pairs[-1][1] == i and _CHAIN.fullmatch(between)  # `from A to B to C`
+        if (
+            _ARROW.fullmatch(between)
+            or chained
+            or (_FROM.search(text, 0, a.quantity.start) and _TO.match(between))
+        ):
             pairs.append((i, i + 1))
     return pairs
 

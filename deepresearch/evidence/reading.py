@@ -131,10 +131,20 @@ class Reading:
                 if self.origin and b.change and not b.years and own & started:
                     own, strong = own - started, 0  # `from 3.4 GW at end-2024, an increase of 1.4 GW`
                 changing = any(a <= q.start < z and self._speaks(a, z) for a, z in items)
+                b = replace(b, near=self._near(q, (c_start, c_end), (start, end)))
                 bound.append(
                     replace(b, years=own, strength=strong, changing=changing, undated=undated, named=named)
                 )
         return bound
+
+    def _near(self, q: Quantity, clause: Clause, sentence: Clause) -> frozenset[str]:
+        """The words of the number's own phrase: from the last break after the number before it in
+        its sentence (none: from its clause's start), and on to the first break after it."""
+        numbers = [p for p in self.found if p.claim and sentence[0] <= p.start < sentence[1]]
+        before = max((p.end for p in numbers if p.end <= q.start), default=-1)
+        after = min((p.start for p in numbers if p.start >= q.end), default=sentence[1])
+        lead = self.text[clause[0] : q.start] if before < 0 else _after_break(self.text[before : q.start])
+        return terms_of(lead) | terms_of(_TAIL_BREAK.split(self.text[q.end : after], 1)[0])
 
     def _speaks(self, start: int, end: int) -> bool:
         return sentence_speaks_of_change(self.text[start:end])
@@ -182,6 +192,21 @@ def _intro_years(
 _STARTING = re.compile(
     r"\bfrom\s+(?:(?:about|around|roughly|nearly|some|just|only|EUR|USD|US\$|[$€£¥])\s*)*$", re.I
 )
+
+
+# Where a number's own phrase ends after it; before it, `in` ends one too (`EUR 2.0bn in nominal
+# terms`, `2.4 hours of storage`: words that follow a number on `in` or `of` are its own).
+_TAIL_BREAK = re.compile(
+    r"[,;:()\[\]]|\b(?:during|at|on|for|from|to|by|with|while|than|as|and|or|but|against|versus|vs)\b",
+    re.IGNORECASE,
+)
+_PHRASE_BREAK = re.compile(rf"{_TAIL_BREAK.pattern}|\bin\b", re.IGNORECASE)
+
+
+def _after_break(stretch: str) -> str:
+    """The words of a stretch between two numbers after its last break (a bracket that opens right
+    before the next number aside: `demand peak (9.3 GW)`): the next number's."""
+    return _PHRASE_BREAK.split(stretch.rstrip().rstrip("([").rstrip())[-1]
 
 
 def _margin(text: str, start: int) -> bool:

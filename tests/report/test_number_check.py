@@ -52,6 +52,7 @@ FACTS = [
     ("Fact-026", "The average site size (derived) is about 91 MW on transmission and about 32 MW on distribution.", "S15"),
     ("Fact-027", "Fleet survey: a 97% response; fleet capacity uncertainty about ±3%.", "S16"),
     ("Fact-028", "In 2024 total grid spend was EUR 520m; battery revenue was 310m.", "S17"),
+    ("Fact-029", "The 2025 demand peak of 9.3 GW was 2.2% above 2024.", "S18"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
@@ -64,7 +65,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 18)]
+    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 19)]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
         "CONF-1", "End-2025 capacity", ["Fact-003", "Fact-008"], preferred="Fact-003",
@@ -124,6 +125,10 @@ TABLE: list[tuple[str, str, list[str]]] = [
      []),
     ("a derivation the sentence signals",
      "Battery revenue rose by EUR 215m between 2022 and 2024, from EUR 95m to EUR 310m [S02].", []),
+    ("a change derived from two years' levels, given for the earlier year",
+     "The fleet added 26 installations in 2024, reaching 87 at end-2025 [S01].", ["26"]),
+    ("a change derived from two years' levels, given for the span between them",
+     "The fleet added 26 installations between end-2024 and end-2025, reaching 87 [S01].", []),
     ("a derivation the sentence does not signal",
      "Battery revenue was EUR 215m, EUR 95m in 2022 and EUR 310m in 2024 [S02].", ["EUR 215m"]),
     ("a share the sentence signals", "Batteries took a 60% share of the EUR 520m spent in 2024 [S02].", []),
@@ -200,12 +205,20 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a change written with its facts' years", "Battery revenue went from EUR 95m to EUR 310m [S02].", []),
     ("a change from a value to itself that no fact gives for two years (two facts give it once each)",
      "Net additions went from 1.4 GW to 1.4 GW [S01][S09].", ["1.4 GW", "1.4 GW"]),
+    ("a chain of changes whose last step runs against its facts' years",
+     "Battery revenue rose from EUR 95m to EUR 310m to EUR 180m [S02].", ["EUR 310m", "EUR 180m"]),
+    ("a chain of changes with its facts' years",
+     "Battery revenue rose from EUR 95m to EUR 180m to EUR 310m [S02].", []),
     ("a change written as an arrow, with its facts' years", "Battery revenue went EUR 95m → EUR 310m [S02].", []),
     ("a bracket's figure swapped with the number before it (demand peak (9.3 GW))",
      "| Month | Demand peak | Battery discharge |\n| --- | --- | --- |\n| January | 2.9 GW [S12] | 9.3 GW [S12] |\n",
      ["9.3 GW"]),  # (the 2.9 GW is the fact's `discharge peaked`: `peak` names both)
     ("a bracket's figure and the number before it",
      "| Month | Demand peak | Battery discharge |\n| --- | --- | --- |\n| January | 9.3 GW [S12] | 2.9 GW [S12] |\n", []),
+    ("another fact's figure, the words right by the number those of a cited fact's other figure",
+     "Batteries discharged up to 9.3 GW during the record peak [S12][S18].", ["9.3 GW"]),
+    ("the figure the words right by the number are about",
+     "Batteries discharged up to 2.9 GW during the record peak [S12][S18].", []),
     ("'add that' reports, it states no change",
      "Supporters would add that the fleet held 4.8 GW at end-2025 [S01].", []),
     ("the sentence before, referred to",
