@@ -72,7 +72,7 @@ def test_settle_follows_what_the_page_does(site: TestSite) -> None:
     import asyncio
 
     from deepresearch.sources.browser import Browser, BrowserOptions, BrowserUnavailable
-    from deepresearch.sources.settle import MAX_SETTLE_SECONDS, QUIET_SECONDS
+    from deepresearch.sources.settle import MAX_SETTLE_SECONDS
 
     async def timings() -> dict[str, float]:
         browser = Browser(BrowserOptions(pool_size=1))
@@ -89,7 +89,9 @@ def test_settle_follows_what_the_page_does(site: TestSite) -> None:
             await browser.close()
 
     settled = asyncio.run(timings())
-    assert settled["/article"] < 6 * QUIET_SECONDS  # not a fixed window: the page was at rest
+    # Not the limit: the static page was taken at rest, long before it (0.06 s here when quiet, 0.5 s
+    # seen on a fresh clone beside the integration lanes), where the restless page waits for all of it.
+    assert settled["/article"] < MAX_SETTLE_SECONDS / 2
     assert settled["/timer"] >= 0.3  # waited for the timers (due at 0.3 s and 0.4 s)
     assert settled["/restless"] >= MAX_SETTLE_SECONDS
 
