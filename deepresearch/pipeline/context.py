@@ -88,7 +88,8 @@ class RunContext:
                 if again == text:
                     break
                 text = again
-        return self.store.parse(text, previous=self.doc), text  # the same text twice: the person's
+        # The same text twice: the person's. Read by the store, which names an unreadable file as such.
+        return self.store.load(previous=self.doc), text
 
     @property
     def budget(self) -> Budget:

@@ -177,10 +177,7 @@ class Browser:
 
     async def start(self) -> None:
         """Launch the first Chromium that works; BrowserUnavailable lists every attempt otherwise."""
-        candidates = candidate_executables(self.options.chromium_path)
-        missing = none_can_launch(candidates)
-        if missing is not None:  # no Playwright driver started for nothing
-            raise BrowserUnavailable(missing)
+        candidates = _launchable(self.options.chromium_path)
         self._pw = await async_playwright().start()
         proxy_url = None
         if self.options.guard is not None:
@@ -329,16 +326,22 @@ class Browser:
         return fetched
 
 
-async def _first_launch(
-    pw: Playwright, chromium_path: str | None, profile: Path | None, headless: bool
-) -> BrowserContext:
-    """A context in the first Chromium that launches; BrowserUnavailable lists every attempt."""
+def _launchable(chromium_path: str | None) -> list[str | None]:
+    """The Chromiums to try, in order; BrowserUnavailable before any Playwright driver starts when
+    none of them exists (sources/chromiums.py)."""
     candidates = candidate_executables(chromium_path)
     missing = none_can_launch(candidates)
     if missing is not None:
         raise BrowserUnavailable(missing)
+    return candidates
+
+
+async def _first_launch(
+    pw: Playwright, chromium_path: str | None, profile: Path | None, headless: bool
+) -> BrowserContext:
+    """A context in the first Chromium that launches; BrowserUnavailable lists every attempt."""
     tried: list[str] = []
-    for executable in candidates:
+    for executable in _launchable(chromium_path):
         try:
             context, _ = await _launch(pw, executable, profile, headless=headless)
             return context

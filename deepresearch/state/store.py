@@ -43,8 +43,7 @@ class StateStore:
 
     def parse(self, text: str, previous: TaskDoc | None = None) -> TaskDoc:
         """`load` of text already read from task.md."""
-        parsed = parse_with_lines(text, path=display_path(self.path))
-        raise_problems(validate_doc(parsed.doc, parsed.lines))
+        parsed = self._valid(text, self.path)
         if previous is not None:
             raise_problems(check_transitions(previous, parsed.doc, parsed.lines))
         return parsed.doc
@@ -81,7 +80,11 @@ class StateStore:
         return None
 
     def _read(self, path: Path) -> Parsed:
-        parsed = parse_with_lines(self._text(path), path=display_path(path))
+        return self._valid(self._text(path), path)
+
+    def _valid(self, text: str, path: Path) -> Parsed:
+        """`text` parsed and validated; StateError names `path` and the line of any problem."""
+        parsed = parse_with_lines(text, path=display_path(path))
         raise_problems(validate_doc(parsed.doc, parsed.lines))
         return parsed
 
