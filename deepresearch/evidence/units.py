@@ -160,7 +160,10 @@ class _Words:
         bounded, free = [w for w in order if _needs_end(w)], [w for w in order if not _needs_end(w)]
         self._patterns = [
             re.compile(pattern, flags)
-            for pattern, used in ((f"(?:{_escaped(bounded)}){_WORD_END}", bounded), (_escaped(free), free))
+            for pattern, used in (
+                (f"(?:{_alternation(bounded)}){_WORD_END}", bounded),
+                (_alternation(free), free),
+            )
             if used
         ]
 
@@ -174,10 +177,6 @@ class _Words:
             return found[0] if found else None
         last = len(self._rank)
         return min(found, key=lambda m: (-len(m.group()), self._rank.get(self._key(m.group()), last)))
-
-
-def _escaped(words: list[str]) -> str:
-    return "|".join(re.escape(w) for w in words)
 
 
 _TABLES: dict[str, tuple[Iterable[str], re.RegexFlag]] = {
