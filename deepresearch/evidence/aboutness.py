@@ -3,6 +3,8 @@ they are about (evidence/binding.py):
 
 - **years**: they meet, or cannot be said not to (`timely`); a number a report gives for its own
   year (a table row's, one written by it) needs a fact that gives it for that year;
+- **forecast or measurement**: a forecast's or scenario's number (`low case 4 GW`) does not state
+  a number its sentence gives as measured (evidence/forecasts.py);
 - **change or level**: a change (`+0.1 GW`, `rose by 12%`) is stated only by a change; a level
   column of a report table is not stated by a change (an addition); and not in the other direction;
 - **ends of a range**: a range's lower end (`1.5` of `1.5-2.0 GW`) is not stated by a range's upper
@@ -158,6 +160,8 @@ def conflict(
     if dated and loosely_dated(claim, stated):
         said = f"only loosely for {years_text(stated.years)}" if stated.years else "for no year"
         return f"{who} {said}, not for {years_text(claim.years)}"
+    if stated.forecast and claim.observed:
+        return f"{who} as a forecast or scenario, not as a measured figure"
     if claim.change and not (stated.change or stated.changing):
         return f"{who} as a level, not as a change"
     if stated.change and not claim.change and claim.column >= 0:
