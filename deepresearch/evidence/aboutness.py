@@ -2,7 +2,9 @@
 they are about (evidence/binding.py):
 
 - **years**: they meet, or cannot be said not to (`timely`); a number a report gives for its own
-  year (a table row's, one written by it) needs a fact that gives it for that year;
+  year (a table row's, one written by it) needs a fact that gives it for that year; a number whose
+  one year is only its context's is not another year's figure of something evidence gives for its
+  context's year (`contemporary`);
 - **forecast or measurement**: a forecast's or scenario's number (`low case 4 GW`) does not state
   a number its sentence gives as measured (evidence/forecasts.py);
 - **change or level**: a change (`+0.1 GW`, `rose by 12%`) is stated only by a change; a level
@@ -125,6 +127,32 @@ def _elsewhere(
                 continue
             if not same_value(claim.quantity, q):
                 return other
+    return None
+
+
+def contemporary(claim: Bound, matches: Sequence[Bound], texts: Sequence[Sequence[Bound]]) -> Bound | None:
+    """For a number whose one year is only its context's (its sentence names none of its own: the
+    year of the sentence before, of its paragraph), when every number with its value is given for
+    another year: the figure of the same thing (all the words, two or more, of one of them) that
+    evidence gives for the claim's year, of another value (`the NSO's validated 3.4 GW` after a
+    sentence about end-2025, where 3.4 GW is the end-2024 operational fleet and 4.8 GW the end-2025
+    one). Not for a sentence that negates: it may name what the number is not."""
+    if len(claim.years) != 1 or claim.strength >= 2 or claim.negated:
+        return None
+    if not all(m.strength and m.years and not m.years & claim.years for m in matches):
+        return None
+    series = [m.terms for m in matches if len(m.terms) >= 2]
+    for text in texts:
+        for item in text:
+            q = item.quantity
+            if not q.claim or q.dimension != claim.quantity.dimension or same_value(claim.quantity, q):
+                continue
+            if not item.strength or not item.years & claim.years or item.change != claim.change:
+                continue
+            if item.forecast or {r.value for r in q.readings} & claim.beside:
+                continue
+            if any(terms <= item.terms for terms in series):
+                return item
     return None
 
 

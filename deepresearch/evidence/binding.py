@@ -6,10 +6,10 @@ in the text it is written in, to:
 - **years** (evidence/years.py): the year written by it, shared with the numbers written as one with
   it, or its place in a list of years; else the years of its clause that no other number took (a
   table cell: of its column's header, else of its row's label cells); else, weakly, those of its
-  sentence (a table row: of any column's header), then the `fallback` years given (its
-  paragraph's), or, for evidence, every year of its text; none for where a change started (`up from
-  38.5%`), and an evidence change does not take the year of where it started (`from 3.4 GW at the
-  end of 2024, an increase of 1.4 GW`). Their **strength**: 2 for its own, 1 for
+  sentence (a table row: of any column's header), then the `fallback` years given (the sentence
+  before's, or its paragraph's: report/number_scope.py), or, for evidence, every year of its text;
+  none for where a change started (`up from 38.5%`), and an evidence change does not take the year
+  of where it started (`from 3.4 GW at the end of 2024, an increase of 1.4 GW`). Their **strength**: 2 for its own, 1 for
   the one year of a sentence's opening clause (`In 2024, ...`) or, for evidence, of its sentence,
   0 for a looser guess (evidence/aboutness.py says when years conflict).
 - **terms** (evidence/terms.py): what the number is a number of; and the words of its own phrase
