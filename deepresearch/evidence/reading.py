@@ -23,7 +23,7 @@ from deepresearch.evidence.signals import (
 )
 from deepresearch.evidence.terms import CHANGE_TERMS, Clause, clause_terms, group_spans, terms_of
 from deepresearch.evidence.units import named_dimensions
-from deepresearch.evidence.years import YearMention, belonging, mentions
+from deepresearch.evidence.years import YearMention, belonging, elsewhen, mentions
 
 _CLAUSE_BREAK = re.compile(
     r"(?<!\d),|,(?!\d)|:(?=\s)|[;()\[\]，、；：（）]|\s(?:and|but|while|whereas|versus|vs\.?|against|plus)\s"
@@ -90,9 +90,9 @@ class Reading:
     def weak(self, clauses: list[Clause], start: int, end: int) -> tuple[frozenset[int], int]:
         """The years a number of text[start:end] with none of its own takes, and their strength."""
         intro = _intro_years(clauses, self.found, self.free)
-        weak = within(self.free, start, end) or (
-            within(self.years, start, end) if self.whole else frozenset()
-        )
+        # the years of the sentence's other numbers, but not when it places itself against another time
+        others = self.whole or not elsewhen(self.text[start:end])
+        weak = within(self.free, start, end) or (within(self.years, start, end) if others else frozenset())
         weak = (
             intro or weak or (within(self.years, 0, len(self.text)) if self.whole else self.context.fallback)
         )

@@ -28,6 +28,7 @@ from deepresearch.evidence.binding import Bound, Context, bind_row, bind_text, p
 from deepresearch.evidence.judge import year_spans
 from deepresearch.evidence.quantities import prepare
 from deepresearch.evidence.terms import terms_of
+from deepresearch.evidence.years import elsewhen
 from deepresearch.report.blocks import Block
 from deepresearch.report.citations import find_groups
 from deepresearch.report.sentences import makes_claims, sentence_spans
@@ -99,17 +100,10 @@ def _contexts(texts: list[str], paragraph: frozenset[int]) -> list[Context]:
     last: frozenset[int] = frozenset()
     for text in texts:
         named = years_in(text)
-        inherits = last and not named and not _RELATIVE.search(text)
+        inherits = last and not named and not elsewhen(text)
         contexts.append(Context(fallback=last if inherits else paragraph))
         last = named or last
     return contexts
-
-
-_RELATIVE = re.compile(
-    r"\b(?:earlier|before|previous\w*|prior|later|following|next|last|ago|since|then|once|former\w*|"
-    r"initially|originally|until|preceding|subsequent\w*)\b",
-    re.IGNORECASE,
-)
 
 
 # A sentence that opens by referring to the one before (`That is a growth of 21%`) may derive from
