@@ -101,7 +101,7 @@ class Evidence:
             then = None if rival else contemporary(claim, matches, self.texts)
             if then is not None:  # (the figure of its context's year)
                 return None, f"{best.origin} states {best.text} for {years_text(best.years)}; " + (
-                    f"{then.origin} gives {then.text} for {years_text(claim.years)}, the year its context names"
+                    f"{then.origin} gives {then.text} for {years_text(claim.years)}, the year its context is about"
                 )
             if rival is None:
                 return best, ""
