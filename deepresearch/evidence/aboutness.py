@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 
 from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.number_match import same_value, years_text
+from deepresearch.evidence.reading import NEGATION
 
 CONTAINS = re.compile(r"\b(?:includ\w*|compris\w*|contain\w*|of which|among them)\b", re.IGNORECASE)
 
@@ -136,8 +137,8 @@ def contemporary(claim: Bound, matches: Sequence[Bound], texts: Sequence[Sequenc
     another year: the figure of the same thing (all the words, two or more, of one of them) that
     evidence gives for the claim's year, of another value (`the NSO's validated 3.4 GW` after a
     sentence about end-2025, where 3.4 GW is the end-2024 operational fleet and 4.8 GW the end-2025
-    one). Not for a sentence that negates: it may name what the number is not."""
-    if len(claim.years) != 1 or claim.strength >= 2 or claim.negated:
+    one). Not for a clause that negates: it may name what the number is not."""
+    if len(claim.years) != 1 or claim.strength >= 2 or NEGATION.search(claim.clause):
         return None
     if not all(m.strength and m.years and not m.years & claim.years for m in matches):
         return None

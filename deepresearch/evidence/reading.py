@@ -30,7 +30,7 @@ _CLAUSE_BREAK = re.compile(
     r"|\s[–—=+-]\s",
     re.IGNORECASE,
 )
-_NEGATION = re.compile(r"\b(?:not|cannot|never|neither|nor|no longer)\b|n't\b", re.IGNORECASE)
+NEGATION = re.compile(r"\b(?:not|cannot|never|neither|nor|no longer)\b|n't\b", re.IGNORECASE)
 _BETWEEN = re.compile(r"\bbetween\s+\S+(?:\s+\S+)?$", re.IGNORECASE)
 
 
@@ -85,7 +85,7 @@ class Reading:
     @cached_property
     def negated(self) -> bool:
         """Whether the text says what something is not."""
-        return bool(_NEGATION.search(self.text))
+        return bool(NEGATION.search(self.text))
 
     def weak(self, clauses: list[Clause], start: int, end: int) -> tuple[frozenset[int], int]:
         """The years a number of text[start:end] with none of its own takes, and their strength."""
