@@ -131,18 +131,27 @@ def _elsewhere(
     return None
 
 
-def contemporary(claim: Bound, matches: Sequence[Bound], texts: Sequence[Sequence[Bound]]) -> Bound | None:
+def contemporary(
+    claim: Bound,
+    matches: Sequence[Bound],
+    texts: Sequence[Sequence[Bound]],
+    distinctive: Callable[[frozenset[str]], frozenset[str]],
+) -> Bound | None:
     """For a number whose one year is only its context's (its sentence names none of its own: the
     year of the sentence before, of its paragraph), when every number with its value is given for
-    another year: the figure of the same thing (all the words, two or more, of one of them) that
-    evidence gives for the claim's year, of another value (`the NSO's validated 3.4 GW` after a
-    sentence about end-2025, where 3.4 GW is the end-2024 operational fleet and 4.8 GW the end-2025
-    one). Not for a clause that negates: it may name what the number is not."""
+    another year: the figure that evidence gives for the claim's year, of another value, of the same
+    thing (all the words, two or more, of one of them: `the NSO's validated 3.4 GW` after a sentence
+    about end-2025, where 3.4 GW is the end-2024 operational fleet and 4.8 GW the end-2025 one) or
+    of what the distinctive words of the claim's own phrase name, when none of them names (`3.4 GW
+    under construction`, where 2.3 GW is under construction at end-2025). Not for a clause that
+    negates: it may name what the number is not."""
     if len(claim.years) != 1 or claim.strength >= 2 or NEGATION.search(claim.clause):
         return None
     if not all(m.strength and m.years and not m.years & claim.years for m in matches):
         return None
     series = [m.terms for m in matches if len(m.terms) >= 2]
+    phrase = frozenset() if any(m.terms & claim.near for m in matches) else distinctive(claim.near)
+    found: list[Bound] = []
     for text in texts:
         for item in text:
             q = item.quantity
@@ -152,9 +161,10 @@ def contemporary(claim: Bound, matches: Sequence[Bound], texts: Sequence[Sequenc
                 continue
             if item.forecast or {r.value for r in q.readings} & claim.beside:
                 continue
-            if any(terms <= item.terms for terms in series):
-                return item
-    return None
+            if any(terms <= item.terms for terms in series) or phrase & item.terms:
+                found.append(item)
+    # (the one whose own phrase names most of what the claim's does)
+    return max(found, key=lambda i: (len(phrase & i.near), len(phrase & i.terms)), default=None)
 
 
 def loosely_dated(claim: Bound, stated: Bound) -> bool:

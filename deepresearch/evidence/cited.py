@@ -98,7 +98,7 @@ class Evidence:
                 else None
             )
             rival = rival or self._nearer(claim, matches)  # (the words right by its number)
-            then = None if rival else contemporary(claim, matches, self.texts)
+            then = None if rival else contemporary(claim, matches, self.texts, self.distinctive)
             if then is not None:  # (the figure of its context's year)
                 return None, f"{best.origin} states {best.text} for {years_text(best.years)}; " + (
                     f"{then.origin} gives {then.text} for {years_text(claim.years)}, the year its context is about"
