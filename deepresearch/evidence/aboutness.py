@@ -2,7 +2,11 @@
 they are about (evidence/binding.py):
 
 - **years**: they meet, or cannot be said not to (`timely`); a number a report gives for its own
-  year (a table row's, one written by it) needs a fact that gives it for that year;
+  year (a table row's, one written by it) needs a fact that gives it for that year; a number whose
+  one year is only its context's is not another year's figure of something evidence gives for its
+  context's year (`contemporary`);
+- **forecast or measurement**: a forecast's or scenario's number (`low case 4 GW`) does not state
+  a number its sentence gives as measured (evidence/forecasts.py);
 - **change or level**: a change (`+0.1 GW`, `rose by 12%`) is stated only by a change; a level
   column of a report table is not stated by a change (an addition); and not in the other direction;
 - **ends of a range**: a range's lower end (`1.5` of `1.5-2.0 GW`) is not stated by a range's upper
@@ -21,6 +25,7 @@ from collections.abc import Callable, Sequence
 
 from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.number_match import same_value, years_text
+from deepresearch.evidence.reading import NEGATION
 
 CONTAINS = re.compile(r"\b(?:includ\w*|compris\w*|contain\w*|of which|among them)\b", re.IGNORECASE)
 
@@ -126,6 +131,42 @@ def _elsewhere(
     return None
 
 
+def contemporary(
+    claim: Bound,
+    matches: Sequence[Bound],
+    texts: Sequence[Sequence[Bound]],
+    distinctive: Callable[[frozenset[str]], frozenset[str]],
+) -> Bound | None:
+    """For a number whose one year is only its context's (its sentence names none of its own: the
+    year of the sentence before, of its paragraph), when every number with its value is given for
+    another year: the figure that evidence gives for the claim's year, of another value, of the same
+    thing (all the words, two or more, of one of them: `the NSO's validated 3.4 GW` after a sentence
+    about end-2025, where 3.4 GW is the end-2024 operational fleet and 4.8 GW the end-2025 one) or
+    of what the distinctive words of the claim's own phrase name, when none of them names (`3.4 GW
+    under construction`, where 2.3 GW is under construction at end-2025). Not for a clause that
+    negates: it may name what the number is not."""
+    if len(claim.years) != 1 or claim.strength >= 2 or NEGATION.search(claim.clause):
+        return None
+    if not all(m.strength and m.years and not m.years & claim.years for m in matches):
+        return None
+    series = [m.terms for m in matches if len(m.terms) >= 2]
+    phrase = frozenset() if any(m.terms & claim.near for m in matches) else distinctive(claim.near)
+    found: list[Bound] = []
+    for text in texts:
+        for item in text:
+            q = item.quantity
+            if not q.claim or q.dimension != claim.quantity.dimension or same_value(claim.quantity, q):
+                continue
+            if not item.strength or not item.years & claim.years or item.change != claim.change:
+                continue
+            if item.forecast or {r.value for r in q.readings} & claim.beside:
+                continue
+            if any(terms <= item.terms for terms in series) or phrase & item.terms:
+                found.append(item)
+    # (the one whose own phrase names most of what the claim's does)
+    return max(found, key=lambda i: (len(phrase & i.near), len(phrase & i.terms)), default=None)
+
+
 def loosely_dated(claim: Bound, stated: Bound) -> bool:
     """A number the claim gives for its own year, stated by a fact that does not give it for it."""
     return claim.strength == 2 and bool(claim.years) and not (stated.strength and stated.years & claim.years)
@@ -158,6 +199,8 @@ def conflict(
     if dated and loosely_dated(claim, stated):
         said = f"only loosely for {years_text(stated.years)}" if stated.years else "for no year"
         return f"{who} {said}, not for {years_text(claim.years)}"
+    if stated.forecast and claim.observed:
+        return f"{who} as a forecast or scenario, not as a measured figure"
     if claim.change and not (stated.change or stated.changing):
         return f"{who} as a level, not as a change"
     if stated.change and not claim.change and claim.column >= 0:

@@ -6,10 +6,11 @@ in the text it is written in, to:
 - **years** (evidence/years.py): the year written by it, shared with the numbers written as one with
   it, or its place in a list of years; else the years of its clause that no other number took (a
   table cell: of its column's header, else of its row's label cells); else, weakly, those of its
-  sentence (a table row: of any column's header), then the `fallback` years given (its
-  paragraph's), or, for evidence, every year of its text; none for where a change started (`up from
-  38.5%`), and an evidence change does not take the year of where it started (`from 3.4 GW at the
-  end of 2024, an increase of 1.4 GW`). Their **strength**: 2 for its own, 1 for
+  sentence (a table row: of any column's header; not its other numbers' when it places itself
+  against another time: `against 4.8 GW a year later`), then the `fallback` years given (the sentence
+  before's, or its paragraph's: report/number_scope.py), or, for evidence, every year of its text;
+  none for where a change started (`up from 38.5%`), and an evidence change does not take the year
+  of where it started (`from 3.4 GW at the end of 2024, an increase of 1.4 GW`). Their **strength**: 2 for its own, 1 for
   the one year of a sentence's opening clause (`In 2024, ...`) or, for evidence, of its sentence,
   0 for a looser guess (evidence/aboutness.py says when years conflict).
 - **terms** (evidence/terms.py): what the number is a number of; and the words of its own phrase
@@ -23,6 +24,9 @@ in the text it is written in, to:
   0.3 GW`: 1.2 GW is a level). An evidence change between two years is for the later one.
 - **signals**: the derivations the words of its clause name, and whether its sentence marks it as
   derived (evidence/signals.py).
+- **forecast** (evidence/forecasts.py): its item's words (a cell: its column's header) name a
+  forecast or scenario (`low case 4 GW`); and **observed**: its sentence (a row, with its header)
+  gives its numbers as measured, speaking of nothing foreseen.
 
 Clauses are the pieces of a sentence between `,` `;` `:` brackets, `and` (not the `and` of `between 4
 and 5`), `but`, `while`, `whereas`, `versus`, spaced dashes, and the spaced `+`, `=` and `plus` of a
@@ -37,6 +41,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from deepresearch.evidence.bound import Bound, Context
+from deepresearch.evidence.forecasts import a_forecast, measured
 from deepresearch.evidence.quantities import Quantity, prepare, quantities
 from deepresearch.evidence.reading import Reading, clauses_of, within
 from deepresearch.evidence.signals import signals_in
@@ -96,13 +101,15 @@ def bind_row(
         for i, found in enumerate(numbers)
         if i < len(header) and _leads(cells[i], found)
     ]
+    observed = measured(" ".join((*cells, *header)))
     bound: list[Bound] = []
     for index, cell in enumerate(cells):
         head = header[index] if index < len(header) else ""
         context = Context(
             years_in(head) or label_years, terms_of(head) | terms_of(label_text), signals_in(head),
             bool(_CHANGE_HEADER.search(head)), fallback=headed, around=around or terms_of(" ".join(cells)),
-            named=named_dimensions(f"{head} {cell}"),
+            named=named_dimensions(f"{head} {cell}"), forecast=a_forecast(head),
+            observed=observed,
         )  # fmt: skip
         for b in bind_text(cell, claims_only=claims_only, origin=origin, context=context):
             loose = bool(origin) and b.quantity.claim and b.quantity.plain and not head

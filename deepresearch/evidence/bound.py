@@ -36,6 +36,10 @@ class Bound:
     # the words of those other headers that its header does not have.
     header: frozenset[str] = frozenset()
     columns: frozenset[str] = frozenset()
+    # its item's words (a cell: its column's header) name a forecast or scenario; its sentence (a row)
+    # gives it as measured, speaking of nothing foreseen (evidence/forecasts.py)
+    forecast: bool = False
+    observed: bool = False
 
     @property
     def text(self) -> str:
@@ -55,3 +59,5 @@ class Context:
     fallback: frozenset[int] = frozenset()
     around: frozenset[str] = frozenset()
     named: frozenset[str] | None = None  # the units a cell's header names
+    forecast: bool = False  # a cell's header names a forecast or scenario
+    observed: bool | None = None  # a cell's row (and header) gives its numbers as measured

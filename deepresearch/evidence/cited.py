@@ -4,7 +4,9 @@ about; which of them states a claimed number for the same thing (evidence/aboutn
 When several state it, the one most about the claim wins: its year and the claim's distinctive
 words (those few of the texts use). When none of them shares a word with the claim, a number for the
 claim's own year with another value that is about the claim's distinctive words by a margin (one
-year or two words) shows the claim gives the wrong number for it.
+year or two words) shows the claim gives the wrong number for it. A claim whose one year is only its
+context's, stated only by numbers for other years, is not grounded when evidence gives the same
+thing another value for that year (evidence/aboutness.py: `contemporary`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from deepresearch.evidence.aboutness import CONTAINS, conflict, timely
+from deepresearch.evidence.aboutness import CONTAINS, conflict, contemporary, timely
 from deepresearch.evidence.arithmetic import Operand, operands
 from deepresearch.evidence.binding import Bound, bind_text
 from deepresearch.evidence.number_match import same_value, years_text
@@ -96,6 +98,11 @@ class Evidence:
                 else None
             )
             rival = rival or self._nearer(claim, matches)  # (the words right by its number)
+            then = None if rival else contemporary(claim, matches, self.texts, self.distinctive)
+            if then is not None:  # (the figure of its context's year)
+                return None, f"{best.origin} states {best.text} for {years_text(best.years)}; " + (
+                    f"{then.origin} gives {then.text} for {years_text(claim.years)}, the year its context is about"
+                )
             if rival is None:
                 return best, ""
             words = ", ".join(sorted(self.distinctive(rival.terms & claim.terms, 10))) or years_text(

@@ -4,13 +4,15 @@ A number is grounded when a number of the evidence states it (evidence/cited.py:
 evidence/number_match.py, about the same thing, evidence/aboutness.py), or when it follows from
 numbers of the evidence and of its own sentence by the arithmetic its words name
 (evidence/derivation.py). Numbers of one sentence are judged together: first those stated, then
-those derived, where a derivation may use the sentence's numbers already grounded.
+those derived, where a derivation may use the sentence's numbers already grounded. A report's
+sentence that names no year is about the one year for which the evidence surely states its other
+numbers: a number of it stated only for another year is judged for that one too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from deepresearch.evidence.arithmetic import Operand, operands
 from deepresearch.evidence.binding import Bound, bind_text
@@ -90,6 +92,14 @@ def judge_together(
         earlier = zip(claims[: len(verdicts)], verdicts, strict=True) if distinct else ()
         taken.append([v.source for c, v in earlier if v.source is not None and c.text == claim.text])
         verdicts.append(judge(claim, evidence, context=context, derive=False, taken=taken[-1]))
+    claims = list(claims)
+    for index, year in (_siblings_years(claims, verdicts) if distinct else {}).items():
+        # (no other number of its sentence is the figure it should have been: `3.4 GW, then 4.8 GW`)
+        values = frozenset(r.value for c in claims for r in c.quantity.readings)
+        dated = replace(claims[index], years=frozenset({year}), strength=0, beside=values)
+        verdict = judge(dated, evidence, context=context, derive=False, taken=taken[index])
+        if not verdict.grounded:  # (it is judged for that year from now on)
+            claims[index], verdicts[index] = dated, verdict
     for _ in range(3):  # a number derived from another number of the sentence, itself grounded
         grounded = [
             o
@@ -105,6 +115,24 @@ def judge_together(
         if sum(v.grounded for v in verdicts) == before:
             break
     return verdicts
+
+
+def _siblings_years(claims: Sequence[Bound], verdicts: Sequence[Judgement]) -> dict[int, int]:
+    """A report's sentence that names no year at all, whose other numbers evidence states for one
+    year, given surely: that year, for each number stated only for another (`VSIA's 4.9 GW against
+    the NSO's 3.4 GW`, the 4.9 GW end-2025's and the 3.4 GW end-2024's). Not where a number is
+    where a change started (`from 3.4 GW to 4.8 GW`)."""
+    if any(c.years or c.undated for c in claims):
+        return {}
+    sources = [v.source if v.grounded else None for v in verdicts]
+    out: dict[int, int] = {}
+    for index, source in enumerate(sources):
+        if source is None or source.strength < 2 or not source.years:
+            continue
+        others = {s.years for i, s in enumerate(sources) if i != index and s is not None and s.strength == 2}
+        if len(others) == 1 and len(year := next(iter(others))) == 1 and not year & source.years:
+            out[index] = next(iter(year))
+    return out
 
 
 def missing_numbers(statement: str, evidence: Iterable[str], context: Iterable[str] = ()) -> list[Quantity]:

@@ -10,6 +10,7 @@ from functools import cached_property
 from itertools import pairwise
 
 from deepresearch.evidence.bound import Bound, Context
+from deepresearch.evidence.forecasts import a_forecast, measured, outturn
 from deepresearch.evidence.lists import share_units
 from deepresearch.evidence.quantities import Quantity, prepare, quantities
 from deepresearch.evidence.signals import (
@@ -22,14 +23,14 @@ from deepresearch.evidence.signals import (
 )
 from deepresearch.evidence.terms import CHANGE_TERMS, Clause, clause_terms, group_spans, terms_of
 from deepresearch.evidence.units import named_dimensions
-from deepresearch.evidence.years import YearMention, belonging, mentions
+from deepresearch.evidence.years import YearMention, belonging, elsewhen, mentions
 
 _CLAUSE_BREAK = re.compile(
     r"(?<!\d),|,(?!\d)|:(?=\s)|[;()\[\]，、；：（）]|\s(?:and|but|while|whereas|versus|vs\.?|against|plus)\s"
     r"|\s[–—=+-]\s",
     re.IGNORECASE,
 )
-_NEGATION = re.compile(r"\b(?:not|cannot|never|neither|nor|no longer)\b|n't\b", re.IGNORECASE)
+NEGATION = re.compile(r"\b(?:not|cannot|never|neither|nor|no longer)\b|n't\b", re.IGNORECASE)
 _BETWEEN = re.compile(r"\bbetween\s+\S+(?:\s+\S+)?$", re.IGNORECASE)
 
 
@@ -84,14 +85,14 @@ class Reading:
     @cached_property
     def negated(self) -> bool:
         """Whether the text says what something is not."""
-        return bool(_NEGATION.search(self.text))
+        return bool(NEGATION.search(self.text))
 
     def weak(self, clauses: list[Clause], start: int, end: int) -> tuple[frozenset[int], int]:
         """The years a number of text[start:end] with none of its own takes, and their strength."""
         intro = _intro_years(clauses, self.found, self.free)
-        weak = within(self.free, start, end) or (
-            within(self.years, start, end) if self.whole else frozenset()
-        )
+        # the years of the sentence's other numbers, but not when it places itself against another time
+        others = self.whole or not elsewhen(self.text[start:end])
+        weak = within(self.free, start, end) or (within(self.years, start, end) if others else frozenset())
         weak = (
             intro or weak or (within(self.years, 0, len(self.text)) if self.whole else self.context.fallback)
         )
@@ -105,8 +106,10 @@ class Reading:
         derived, about = derived_marks(self.text, clauses, starts), clause_terms(self.text, clauses, starts)
         inputs = derivation_inputs(self.text, starts)
         # evidence may be a change when its item speaks of one (`end-2022: 1.2 GW; net additions 0.3
-        # GW`: the 1.2 GW is a level)
-        items = group_spans(self.text, clauses) if self.origin else []
+        # GW`: the 1.2 GW is a level), and a forecast's when its item names one
+        items = group_spans(self.text, clauses)
+        observed = self.context.observed
+        observed = measured(self.text[start:end]) if observed is None else observed
         named = (
             self.context.named if self.context.named is not None else named_dimensions(self.text[start:end])
         )
@@ -130,11 +133,13 @@ class Reading:
                 strong = 2 if b.years else strength
                 if self.origin and b.change and not b.years and own & started:
                     own, strong = own - started, 0  # `from 3.4 GW at end-2024, an increase of 1.4 GW`
-                changing = any(a <= q.start < z and self._speaks(a, z) for a, z in items)
-                b = replace(b, near=self._near(q, (c_start, c_end), (start, end)))
-                bound.append(
-                    replace(b, years=own, strength=strong, changing=changing, undated=undated, named=named)
-                )
+                changing = bool(self.origin) and self._changing(q, items)
+                near = self._near(q, (c_start, c_end), (start, end))
+                forecast = self.context.forecast or self._forecast(q, items, (c_start, c_end))
+                bound.append(replace(
+                    b, years=own, strength=strong, changing=changing, undated=undated, named=named, near=near,
+                    forecast=forecast, observed=observed,
+                ))  # fmt: skip
         return bound
 
     def _near(self, q: Quantity, clause: Clause, sentence: Clause) -> frozenset[str]:
@@ -145,6 +150,17 @@ class Reading:
         after = min((p.start for p in numbers if p.start >= q.end), default=sentence[1])
         lead = self.text[clause[0] : q.start] if before < 0 else _after_break(self.text[before : q.start])
         return terms_of(lead) | terms_of(_TAIL_BREAK.split(self.text[q.end : after], 1)[0])
+
+    def _forecast(self, q: Quantity, items: list[Clause], clause: Clause) -> bool:
+        """A forecast's or scenario's number (evidence/forecasts.py): the words of its item up to it
+        and of its own phrase after it name one, and its clause names no outturn."""
+        item = next((a for a, z in items if a <= q.start < z), clause[0])
+        after = min((p.start for p in self.found if p.claim and p.start >= q.end), default=clause[1])
+        tail = _TAIL_BREAK.split(self.text[q.end : min(after, clause[1])], 1)[0]
+        return a_forecast(self.text[item : q.end] + tail) and not outturn(self.text[slice(*clause)])
+
+    def _changing(self, q: Quantity, items: list[Clause]) -> bool:
+        return any(a <= q.start < z and self._speaks(a, z) for a, z in items)
 
     def _speaks(self, start: int, end: int) -> bool:
         return sentence_speaks_of_change(self.text[start:end])

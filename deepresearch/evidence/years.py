@@ -49,6 +49,19 @@ _INPUTS = re.compile(r"\((?:derived|computed|calculated)", re.IGNORECASE)  # `(d
 _FROM = re.compile(r"\bfrom\s*$", re.IGNORECASE)
 
 
+_ELSEWHEN = re.compile(
+    r"\b(?:earlier|before|previous\w*|prior|later|following|next|last|ago|since|then|once|former\w*|"
+    r"initially|originally|until|preceding|subsequent\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def elsewhen(text: str) -> bool:
+    """Whether a text places what it says against another time than the years it names (`a year
+    later`, `the year before`, `since`): its numbers without a year of their own are not theirs."""
+    return bool(_ELSEWHEN.search(text))
+
+
 @dataclass(frozen=True)
 class YearMention:
     """Where a year (or a range of years) is written, and its years."""

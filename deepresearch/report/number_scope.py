@@ -4,6 +4,10 @@ numbers beside it that a derivation may use.
 - A sentence of a paragraph or list item cites the sources of its own citation groups; a sentence
   without one borrows those of the next cited sentence of its block (a citation closes the claim it
   follows), else of the previous one; a list item without any, those of the list's lead-in.
+- A number of a sentence that names no year (and does not place itself against another time: `a
+  year earlier`) is weakly about the years of the nearest sentence before it in its block that names
+  any (`**CONF-4: 9.9 GW for 2025.** ... the NSO's 4.8 GW`); else about those its paragraph names that
+  no number takes.
 - A table row cites the sources cited in its cells, else those of its caption (the paragraph right
   before the table). Its numbers are bound cell by cell to the cell, the column's header and the
   row's label cells (evidence/binding.py).
@@ -20,10 +24,11 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 
 from deepresearch.evidence.arithmetic import PARAGRAPH, Operand, operands
-from deepresearch.evidence.binding import Bound, Context, bind_row, bind_text, paragraph_years
+from deepresearch.evidence.binding import Bound, Context, bind_row, bind_text, paragraph_years, years_in
 from deepresearch.evidence.judge import year_spans
 from deepresearch.evidence.quantities import prepare
 from deepresearch.evidence.terms import terms_of
+from deepresearch.evidence.years import elsewhen
 from deepresearch.report.blocks import Block
 from deepresearch.report.citations import find_groups
 from deepresearch.report.sentences import makes_claims, sentence_spans
@@ -55,9 +60,10 @@ def _sentence_scopes(block: Block, fallback: tuple[str, ...], lines: Collection[
     spans = sentence_spans(block.text)
     texts = [block.text[a:b] for a, b in spans]
     cited = [_ids(text) for text in texts]
-    context = Context(fallback=paragraph_years(block.text))
+    contexts = _contexts(texts, paragraph_years(block.text))
     scopes: list[Scope] = []
     for index, (start, sentence) in enumerate(zip((a for a, _ in spans), texts, strict=True)):
+        context = contexts[index]
         ids = (
             cited[index]
             or next((c for c in cited[index + 1 :] if c), ())
@@ -84,6 +90,20 @@ def _sentence_scopes(block: Block, fallback: tuple[str, ...], lines: Collection[
         for s, text in zip(scopes, texts, strict=True)
         if any(s.line <= n <= s.line + text.count("\n") for n in lines)
     ]
+
+
+def _contexts(texts: list[str], paragraph: frozenset[int]) -> list[Context]:
+    """The weak years of each sentence's numbers that have none of their own: those of the nearest
+    sentence before that names any, when it names none and does not place itself against another
+    time (`a year earlier`, `since`); else the years its paragraph names that no number takes."""
+    contexts: list[Context] = []
+    last: frozenset[int] = frozenset()
+    for text in texts:
+        named = years_in(text)
+        inherits = last and not named and not elsewhen(text)
+        contexts.append(Context(fallback=last if inherits else paragraph))
+        last = named or last
+    return contexts
 
 
 # A sentence that opens by referring to the one before (`That is a growth of 21%`) may derive from

@@ -53,6 +53,9 @@ FACTS = [
     ("Fact-027", "Fleet survey: a 97% response; fleet capacity uncertainty about ±3%.", "S16"),
     ("Fact-028", "In 2024 total grid spend was EUR 520m; battery revenue was 310m.", "S17"),
     ("Fact-029", "The 2025 demand peak of 9.3 GW was 2.2% above 2024.", "S18"),
+    # an outlook (S19): a projection's scenarios, and the outturn as an item of its own
+    ("Fact-030", "The 2019 outlook's base case projected 10 GW by 2025 (low case 4 GW, high 14 GW), while "
+                 "the bulletin recorded 4.8 GW at end-2025.", "S19"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
@@ -65,7 +68,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 19)]
+    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 20)]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
         "CONF-1", "End-2025 capacity", ["Fact-003", "Fact-008"], preferred="Fact-003",
@@ -243,6 +246,39 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a range's end as a number of its own", "The industry expects up to 2.0 GW in 2026 [S03].", []),
     ("a derivation whose written inputs do not give it",
      "DC points grew by 1,200 in 2024 (derived: 4,900 less 3,800) [S06].", ["1,200", "4,900", "3,800"]),
+    ("a figure for another year than the one the sentence before names",
+     "The fleet reached 4.8 GW at end-2025 [S01]. The 3.4 GW of the fleet is the bulletin's [S01].", ["3.4 GW"]),
+    ("the figure for the year the sentence before names",
+     "The fleet reached 4.8 GW at end-2025 [S01]. The 4.8 GW of the fleet is the bulletin's [S01].", []),
+    ("a sentence placed against another time than the sentence before",
+     "The fleet reached 4.8 GW at end-2025 [S01]. A year earlier it held 3.4 GW [S01].", []),
+    ("a figure for another year than the one the sentence before names, of what its phrase names",
+     "The fleet reached 4.8 GW at end-2025 [S01]. Distribution networks held 1.2 GW [S07][S08].", ["1.2 GW"]),
+    ("the figure for the year the sentence before names, of what its phrase names",
+     "The fleet reached 4.8 GW at end-2025 [S01]. Distribution networks held 1.7 GW [S07][S08].", []),
+    ("a figure for another year than its sentence's other number",
+     "The bulletin counts 61 installations in 2024 and a fleet of 4.8 GW [S01].", ["4.8 GW"]),
+    ("the figure for the year of its sentence's other number",
+     "The bulletin counts 61 installations in 2024 and a fleet of 3.4 GW [S01].", []),
+    ("a figure placed against another time than its sentence's other number",
+     "The fleet held 3.4 GW in 2024, against 4.8 GW a year later [S01].", []),
+    ("a figure for another year than the one its sentence's other numbers are for",
+     "The industry's 4.9 GW is close to the fleet's 3.4 GW [S01][S03].", ["3.4 GW"]),
+    ("the figure for the year its sentence's other numbers are for",
+     "The industry's 4.9 GW is close to the fleet's 4.8 GW [S01][S03].", []),
+    ("a figure for another year, another clause of its sentence negating",
+     "The industry's 4.9 GW is close to the fleet's 3.4 GW, not to the pipeline [S01][S03].", ["3.4 GW"]),
+    ("a figure for another year in a clause that negates: it may say what the number is not",
+     "The industry's 4.9 GW is not the fleet's 3.4 GW [S01][S03].", []),
+    ("two years' figures of one thing in a sentence that names no year",
+     "The fleet held 3.4 GW, and then grew to 4.8 GW [S01].", []),
+    ("a scenario's figure is not a measured one",
+     "Operational capacity was 4 GW at end-2025 [S19].", ["4 GW"]),
+    ("the measured figure beside a scenario's",
+     "Operational capacity was 4.8 GW at end-2025 [S19].", []),
+    ("a scenario's figure given as one", "The outlook's low case was 4 GW for 2025 [S19].", []),
+    ("a scenario's figure where nothing is said to be measured",
+     "End-2025 figures in circulation range from 4 GW to 14 GW [S19].", []),
     ("a derivation whose written inputs give it",
      "DC points grew by 1,100 in 2024 (derived: 4,900 less 3,800) [S06].", []),
 ]  # fmt: skip

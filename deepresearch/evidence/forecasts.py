@@ -1,0 +1,50 @@
+"""Numbers of forecasts and scenarios: what a source projected is not what was measured.
+
+A number is a forecast's (`Bound.forecast`) when the words of its item up to it and of its own
+phrase after it (an item: its group of clauses, evidence/terms.py, up to `;`, `and`, `but`, `while`,
+`versus`...) name a forecast, projection or scenario (`the base case projected 10 GW by 2025 (low
+case 4 GW`, `Corvel's 4.5 GW forecast`), or its column's header does, and its clause names no
+outturn (`a projection of 10 GW, far above the 4.8 GW outturn`). A number is given as
+measured (`Bound.observed`) when its sentence (a table row, with its header) states what is, was or
+was measured (`is`, `was`, `validated`, `operational`, `recorded`, `outturn`, `grew`...) and speaks
+of nothing foreseen: no forecast, target, plan, model, assumption, nor what will or would be. A
+measured number is not stated by a forecast's number (evidence/aboutness.py): `the NSO's validated
+4.8 GW` is not the `low case 4 GW`, while `the NSO recorded 4.8 GW` after a projection is its own item,
+and states it; `the figures in circulation range from 3.8 to 9.9 GW` says of none that it was measured.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FORECAST = re.compile(
+    r"\b(?:forecast\w*|projected|projections?|scenarios?|(?:low|high|base|central|reference)[- ]cases?|"
+    r"outlooks?|expect\w*|predict\w*|anticipat\w*)\b|预测|预计|情景",
+    re.IGNORECASE,
+)
+_FORESEEN = re.compile(
+    rf"{_FORECAST.pattern}|\b(?:targets?|targeted|plan\w*|goals?|model\w*|assum\w*|will|would|could|"
+    r"might|shall)\b|目标|规划|将",
+    re.IGNORECASE,
+)
+_OUTTURN = re.compile(r"\b(?:outturns?|recorded|measured|actual\w*|observed|realised|realized)\b", re.I)
+_MEASURED = re.compile(
+    r"\b(?:is|are|was|were|validat\w*|measur\w*|operational|operating|recorded|outturn|actual\w*|"
+    r"registered|installed|commissioned|went|grew|rose|fell|reached|stood)\b|实际|运行|投运",
+    re.IGNORECASE,
+)
+
+
+def a_forecast(text: str) -> bool:
+    """Whether `text` names a forecast, projection or scenario."""
+    return bool(_FORECAST.search(text))
+
+
+def measured(text: str) -> bool:
+    """Whether a sentence (a row) states what is, was or was measured, and nothing foreseen."""
+    return bool(_MEASURED.search(text)) and not _FORESEEN.search(text)
+
+
+def outturn(text: str) -> bool:
+    """Whether a clause names what came to be measured (`far above the 4.8 GW NSO outturn`)."""
+    return bool(_OUTTURN.search(text))
