@@ -4,19 +4,20 @@ about; which of them states a claimed number for the same thing (evidence/aboutn
 When several state it, the one most about the claim wins: its year and the claim's distinctive
 words (those few of the texts use). When none of them shares a word with the claim, a number for the
 claim's own year with another value that is about the claim's distinctive words by a margin (one
-year or two words) shows the claim gives the wrong number for it.
+year or two words) shows the claim gives the wrong number for it. A number found only by rounding
+(`5 GW` for 4.8 GW) is weaker evidence: a number of another value, written as coarsely as the claim,
+that its words are about as much (`the 4 GW low case`) shows it is that number, changed.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from deepresearch.evidence.aboutness import CONTAINS, conflict, timely
+from deepresearch.evidence.aboutness import CONTAINS, conflict, timely, written_as_bound
 from deepresearch.evidence.arithmetic import Operand, operands
 from deepresearch.evidence.binding import Bound, bind_text
-from deepresearch.evidence.number_match import same_value, years_text
+from deepresearch.evidence.number_match import as_coarse, exact, same_value, years_text
 
 
 @dataclass
@@ -96,6 +97,7 @@ class Evidence:
                 else None
             )
             rival = rival or self._nearer(claim, matches)  # (the words right by its number)
+            rival = rival or self._unrounded(claim, matches)
             if rival is None:
                 return best, ""
             words = ", ".join(sorted(self.distinctive(rival.terms & claim.terms, 10))) or years_text(
@@ -165,16 +167,46 @@ class Evidence:
         if claim.column >= 0 or not claim.near or CONTAINS.search(claim.clause):
             return None
         ours = max(len(self.distinctive(claim.near & (m.near | m.terms))) for m in matches)
+        return next(
+            (i for i in self._others(claim) if len(self.distinctive(claim.near & i.near)) >= ours + 2), None
+        )
+
+    def _unrounded(self, claim: Bound, matches: Sequence[Bound]) -> Bound | None:
+        """When the numbers with the claim's value have it only rounded to the claim's precision
+        (`5 GW` for 4.8 GW): a number of another value written as coarsely as the claim (its unit,
+        or one its sentence names; the claim's years) that the claim's distinctive words are about
+        at least as much, by one word or more. Rounding is weaker evidence than the digits, so a tie
+        goes to the number the words name: `FEI's 5 GW low case` is the low case a fact gives as
+        4 GW, not the 4.8 GW outturn beside it; `about 5 GW` is still the fleet's 4.8 GW beside a
+        region's 1.9 GW."""
+        if any(exact(claim.quantity, m.quantity) for m in matches):
+            return None
+        ours = max(len(self.distinctive(m.terms & claim.terms, 10)) for m in matches)
+        rivals = [
+            (len(self.distinctive(item.terms & claim.terms, 10)), item)
+            for item in self._others(claim, named=True)
+            if as_coarse(item.quantity, claim.quantity)
+        ]
+        words, rival = max(rivals, key=lambda r: r[0], default=(0, None))
+        return rival if words >= max(ours, 1) else None
+
+    def _others(self, claim: Bound, named: bool = False) -> Iterator[Bound]:
+        """The numbers of the evidence in the claim's unit (`named`: for a bare claim, in a unit its
+        sentence names too) with another value, for its years, that state an item's figure: not the
+        value of another number of its clause (`1-10 MW`), nor a bound or a divisor."""
+        mine = claim.quantity
         for text in self.texts:
             for item in text:
                 q = item.quantity
-                if not q.claim or q.dimension != claim.quantity.dimension or same_value(claim.quantity, q):
+                unit = q.dimension == mine.dimension or (
+                    named and mine.plain and claim.named is not None and q.dimension in claim.named
+                )
+                if not q.claim or not unit or same_value(mine, q):
                     continue
-                if {r.value for r in q.readings} & claim.beside or not timely(claim, item) or _bound(item):
+                if {r.value for r in q.readings} & claim.beside or not timely(claim, item):
                     continue
-                if len(self.distinctive(claim.near & item.near)) >= ours + 2:
-                    return item
-        return None
+                if not written_as_bound(item):
+                    yield item
 
     def _lends(self, claim: Bound, cell: Bound) -> bool:
         """A quoted cell's bare digits stand for the claim's number: always in a fact's own check
@@ -200,22 +232,6 @@ class Evidence:
 
 
 _WEIGHING = frozenset({"weight", "margin"})  # (stemmed: weights, margins)
-
-
-def _bound(item: Bound) -> bool:
-    """A number written as a bound or a divisor (`above 1 MW`, `1 MW or more`, `per 100,000`): no
-    item's figure."""
-    number = re.escape(item.text)
-    return bool(
-        re.search(
-            rf"(?:\b(?:per|above|over|below|under|than|least|exceeding)\s+|(?:[<>]=?|[≥≤])\s*){number}",
-            item.clause,
-        )
-        or re.search(
-            rf"{number}\s+(?:or|and)\s+(?:more|less|above|over|below|under|greater|higher|lower)\b",
-            item.clause,
-        )
-    )
 
 
 def _restates(item: Bound, taken: Collection[Bound]) -> bool:

@@ -53,6 +53,9 @@ FACTS = [
     ("Fact-027", "Fleet survey: a 97% response; fleet capacity uncertainty about ±3%.", "S16"),
     ("Fact-028", "In 2024 total grid spend was EUR 520m; battery revenue was 310m.", "S17"),
     ("Fact-029", "The 2025 demand peak of 9.3 GW was 2.2% above 2024.", "S18"),
+    # a 2019 study (S19): its low case, and the outturn it is compared with
+    ("Fact-030", "The 2019 study's low case projected 4 GW by 2025; the 4.8 GW outturn came close to the low case.",
+     "S19"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
@@ -65,7 +68,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 19)]
+    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 20)]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
         "CONF-1", "End-2025 capacity", ["Fact-003", "Fact-008"], preferred="Fact-003",
@@ -243,6 +246,11 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a range's end as a number of its own", "The industry expects up to 2.0 GW in 2026 [S03].", []),
     ("a derivation whose written inputs do not give it",
      "DC points grew by 1,200 in 2024 (derived: 4,900 less 3,800) [S06].", ["1,200", "4,900", "3,800"]),
+    ("a rounded figure whose words name another figure of its unit (the low case, 4 GW)",
+     "The study's 5 GW low case assumed cheaper batteries [S19].", ["5 GW"]),
+    ("the figure the words name", "The study's 4 GW low case assumed cheaper batteries [S19].", []),
+    ("a figure rounded to its written precision (4.8 GW)", "The outturn was about 5 GW [S19].", []),
+    ("a figure rounded, its words naming no other figure", "The fleet held about 5 GW at end-2025 [S01].", []),
     ("a derivation whose written inputs give it",
      "DC points grew by 1,100 in 2024 (derived: 4,900 less 3,800) [S06].", []),
 ]  # fmt: skip
