@@ -2,7 +2,8 @@
 
 `quantities(text)` reads every number that states something (a claim), in its unit's base (see
 units.py): `4,800 MW` and `4.8 GW` both read 4.8e9 W, `4,8 Mrd. €` and `€4.8bn` 4.8e9 EUR.
-Separators and decimal commas are read as in numbers.py (`1,234` keeps both readings). Chinese and
+Separators and decimal commas are read as in numbers.py (`1,234` keeps both readings, unless the
+text's other numbers say which separator is its decimal one). Chinese and
 Japanese compounds are one number: `1兆2000億円` is 1.2e12 JPY, `1億2500万` 1.25e8. A range shares its unit and scale: `4–5 GW`, `4 to 5 GW`,
 `between 4 and 5 GW`, `€4–5 billion`, `4至5吉瓦` are two quantities, each in GW (or billions of euros).
 
@@ -21,7 +22,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from deepresearch.core.langdetect import detect_language
-from deepresearch.evidence.numbers import normalize, readings
+from deepresearch.evidence.numbers import normalize, readings, thousands
 from deepresearch.evidence.units import LONG_SCALE_LANGUAGES, Unit, read_prefix, read_tail
 
 
@@ -142,8 +143,9 @@ def _is_year(raw: _Raw, text: str) -> bool:
 
 def _raw_numbers(text: str, words: bool, long_scale: bool) -> list[_Raw]:
     found: list[_Raw] = []
+    grouping = thousands(text)
     for match in _NUMBER.finditer(text):
-        values = sorted({abs(v) for v in readings(match.group("num"))})
+        values = sorted({abs(v) for v in readings(match.group("num"), grouping)})
         if not values:
             continue  # a version number or a list of numbers, not one number
         digits = tuple(Reading(v, _step(v), _step(v, exact=True)) for v in values)

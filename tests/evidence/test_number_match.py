@@ -30,6 +30,10 @@ PAIRS: list[tuple[str, str, list[str]]] = [
     ("Revenue was $1.2 billion.", "Revenue: €1.2bn.", ["$1.2 billion"]),  # another currency
     ("The fund holds US$3m.", "The fund holds 3 million US dollars.", []),
     ("Population: 1,234,567.", "A population of 1.234.567 was counted.", []),  # thousands dots
+    # a separator followed by three digits, read as the text's other numbers write decimals
+    ("The threshold is 2 MW.", "End-2023: 2.1 GW = 2,100 MW.", ["2 MW"]),  # 2,100 is not 2.1 here
+    ("The threshold is 2.1 MW.", "The threshold is 2,100 MW.", []),  # (nothing says which it is)
+    ("The plant has 2 MW.", "Die Anlage hat 2.100 MW und 4,8 GW.", ["2 MW"]),  # 2.100 is not 2.1 here
     ("About 12 million homes.", "About 12,000,000 homes are connected.", []),
     # ranges
     ("Targets are 4–5 GW.", "The plan targets between 4 and 5 gigawatts.", []),

@@ -251,6 +251,9 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("the figure the words name", "The study's 4 GW low case assumed cheaper batteries [S19].", []),
     ("a figure rounded to its written precision (4.8 GW)", "The outturn was about 5 GW [S19].", []),
     ("a figure rounded, its words naming no other figure", "The fleet held about 5 GW at end-2025 [S01].", []),
+    ("a thousands comma read as a decimal one, in a fact that writes decimal points (1,200 MW)",
+     "The bulletin counts batteries of 1.2 MW or more [S10].", ["1.2 MW"]),
+    ("a thousands comma read as one", "The fleet held 1,200 MW at end-2022 [S10].", []),
     ("a derivation whose written inputs give it",
      "DC points grew by 1,100 in 2024 (derived: 4,900 less 3,800) [S06].", []),
 ]  # fmt: skip
