@@ -9,6 +9,7 @@ those derived, where a derivation may use the sentence's numbers already grounde
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -16,7 +17,7 @@ from deepresearch.evidence.arithmetic import Operand, operands
 from deepresearch.evidence.binding import Bound, bind_text
 from deepresearch.evidence.cited import Evidence
 from deepresearch.evidence.derivation import derive as derivation
-from deepresearch.evidence.number_match import years_text
+from deepresearch.evidence.number_match import same_value, years_text
 from deepresearch.evidence.quantities import Quantity
 
 
@@ -81,14 +82,15 @@ def judge_together(
 ) -> list[Judgement]:
     """The numbers of one sentence: those stated first, then those derived, where a derivation may
     use the sentence's numbers already grounded and the operands `beside` (its table, its paragraph).
-    `distinct` (a report): a value the sentence writes twice is written for two things (`received
-    1.0 GW of bids for 1.0 GW`), so the evidence number that states the first does not state the next."""
+    `distinct` (a report): a value the sentence writes twice (its digits again: `EUR 90k, 90k`) is
+    written for two things (`received 1.0 GW of bids for 1.0 GW`), so the evidence number that states
+    the first does not state the next."""
     spans = list(spans)
     verdicts: list[Judgement] = []
     taken: list[list[Bound]] = []
     for claim in claims:
         earlier = zip(claims[: len(verdicts)], verdicts, strict=True) if distinct else ()
-        taken.append([v.source for c, v in earlier if v.source is not None and c.text == claim.text])
+        taken.append([v.source for c, v in earlier if v.source is not None and _twice(c, claim)])
         verdicts.append(judge(claim, evidence, context=context, derive=False, taken=taken[-1]))
     for _ in range(3):  # a number derived from another number of the sentence, itself grounded
         grounded = [
@@ -105,6 +107,18 @@ def judge_together(
         if sum(v.grounded for v in verdicts) == before:
             break
     return verdicts
+
+
+def _twice(earlier: Bound, claim: Bound) -> bool:
+    """The claim writes the earlier number's digits again, for its value: `EUR 90k, 90k`, `10 GW
+    (low 10)`; not a restatement in another unit or scale (`3.4 GW (3,400 MW)`)."""
+    first, again = _DIGITS.search(earlier.text), _DIGITS.search(claim.text)
+    if first is None or again is None or first.group() != again.group():
+        return False
+    return earlier.text == claim.text or same_value(claim.quantity, earlier.quantity)
+
+
+_DIGITS = re.compile(r"\d(?:[\d.,]*\d)?")
 
 
 def missing_numbers(statement: str, evidence: Iterable[str], context: Iterable[str] = ()) -> list[Quantity]:

@@ -254,6 +254,9 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a thousands comma read as a decimal one, in a fact that writes decimal points (1,200 MW)",
      "The bulletin counts batteries of 1.2 MW or more [S10].", ["1.2 MW"]),
     ("a thousands comma read as one", "The fleet held 1,200 MW at end-2022 [S10].", []),
+    ("a value written twice, the second time without its currency, which the cited fact states once",
+     "Battery revenue figures are EUR 95m, 95m and 310m [S02].", ["95m"]),
+    ("a list's values, each stated once", "Battery revenue figures are EUR 95m, 180m and 310m [S02].", []),
     ("a derivation whose written inputs give it",
      "DC points grew by 1,100 in 2024 (derived: 4,900 less 3,800) [S06].", []),
 ]  # fmt: skip
