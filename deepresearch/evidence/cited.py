@@ -6,11 +6,14 @@ words (those few of the texts use). When none of them shares a word with the cla
 claim's own year with another value that is about the claim's distinctive words by a margin (one
 year or two words) shows the claim gives the wrong number for it. A number found only by rounding
 (`5 GW` for 4.8 GW) is weaker evidence: a number of another value, written as coarsely as the claim,
-that its words are about as much (`the 4 GW low case`) shows it is that number, changed.
+that its words are about as much (`the 4 GW low case`) shows it is that number, changed. A number
+of a text that names rather than counts (`round 3`, a date's day) states only a claim that names it
+by the same word (`rounds 2 and 3`, a `Round` column).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -18,6 +21,7 @@ from deepresearch.evidence.aboutness import CONTAINS, conflict, timely, written_
 from deepresearch.evidence.arithmetic import Operand, operands
 from deepresearch.evidence.binding import Bound, bind_text
 from deepresearch.evidence.number_match import as_coarse, exact, same_value, years_text
+from deepresearch.evidence.terms import stem
 
 
 @dataclass
@@ -80,6 +84,8 @@ class Evidence:
         for text in self.texts:
             for item in text:
                 if not _measured_alike(claim, item) or _a_year(item) or _restates(item, taken):
+                    continue
+                if _a_label(item, claim):
                     continue
                 if not same_value(claim.quantity, item.quantity, item.loose and self._lends(claim, item)):
                     continue
@@ -242,6 +248,15 @@ def _restates(item: Bound, taken: Collection[Bound]) -> bool:
 def _a_year(item: Bound) -> bool:
     """A year of the evidence (`in 2025`): it states no number (2,030 is not 2025)."""
     return not item.quantity.claim and any(r.value in item.years for r in item.quantity.readings)
+
+
+def _a_label(item: Bound, claim: Bound) -> bool:
+    """A number of the evidence that names rather than counts (`round 3`, `9 Dec`: a reference or a
+    date's day) for a claim whose words do not name it by the same word (`rounds 2 and 3`)."""
+    if item.quantity.claim or not any(ch.isdigit() for ch in item.text):
+        return False  # (a number word, `twelve`, states a number)
+    before = re.findall(r"[^\W\d_]+", item.clause[: item.clause.find(item.text)])
+    return not (before and stem(before[-1].lower()) in claim.terms | claim.around)
 
 
 def _measured_alike(claim: Bound, item: Bound) -> bool:

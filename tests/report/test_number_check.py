@@ -257,6 +257,11 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a value written twice, the second time without its currency, which the cited fact states once",
      "Battery revenue figures are EUR 95m, 95m and 310m [S02].", ["95m"]),
     ("a list's values, each stated once", "Battery revenue figures are EUR 95m, 180m and 310m [S02].", []),
+    ("a count that only a fact's reference gives (round 2)",
+     "The ministry received 2 complaints about the auctions [S04].", ["2"]),
+    ("a reference named by its word", "Auction rounds 1 and 2 awarded 0.7 GW and 0.9 GW [S04].", []),
+    ("a reference named by its column's header",
+     "| Round | Capacity awarded |\n| --- | --- |\n| 2 | 0.9 GW [S04] |\n", []),
     ("a derivation whose written inputs give it",
      "DC points grew by 1,100 in 2024 (derived: 4,900 less 3,800) [S06].", []),
 ]  # fmt: skip
