@@ -13,15 +13,14 @@ by the same word (`rounds 2 and 3`, a `Round` column).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from deepresearch.evidence.aboutness import CONTAINS, conflict, timely, written_as_bound
 from deepresearch.evidence.arithmetic import Operand, operands
 from deepresearch.evidence.binding import Bound, bind_text
+from deepresearch.evidence.eligible import may_state
 from deepresearch.evidence.number_match import as_coarse, exact, same_value, years_text
-from deepresearch.evidence.terms import stem
 
 
 @dataclass
@@ -83,9 +82,7 @@ class Evidence:
         matches: list[Bound] = []
         for text in self.texts:
             for item in text:
-                if not _measured_alike(claim, item) or _a_year(item) or _restates(item, taken):
-                    continue
-                if _a_label(item, claim):
+                if not may_state(claim, item, taken):
                     continue
                 if not same_value(claim.quantity, item.quantity, item.loose and self._lends(claim, item)):
                     continue
@@ -238,34 +235,6 @@ class Evidence:
 
 
 _WEIGHING = frozenset({"weight", "margin"})  # (stemmed: weights, margins)
-
-
-def _restates(item: Bound, taken: Collection[Bound]) -> bool:
-    """The figure of a taken number: its value in the same fact (a statement restates its quote)."""
-    return any(t.origin == item.origin and same_value(t.quantity, item.quantity) for t in taken)
-
-
-def _a_year(item: Bound) -> bool:
-    """A year of the evidence (`in 2025`): it states no number (2,030 is not 2025)."""
-    return not item.quantity.claim and any(r.value in item.years for r in item.quantity.readings)
-
-
-def _a_label(item: Bound, claim: Bound) -> bool:
-    """A number of the evidence that names rather than counts (`round 3`, `9 Dec`: a reference or a
-    date's day) for a claim whose words do not name it by the same word (`rounds 2 and 3`)."""
-    if item.quantity.claim or not any(ch.isdigit() for ch in item.text):
-        return False  # (a number word, `twelve`, states a number)
-    before = re.findall(r"[^\W\d_]+", item.clause[: item.clause.find(item.text)])
-    return not (before and stem(before[-1].lower()) in claim.terms | claim.around)
-
-
-def _measured_alike(claim: Bound, item: Bound) -> bool:
-    """A bare claim may be a number with a unit only when its sentence (or column header) names that
-    unit: `178 (2023)` after `210 EUR/kWh`, `58,400` under `(EUR/MW/yr)`; a bare gap is not EUR 15,800."""
-    dimension = item.quantity.dimension
-    return not (
-        claim.quantity.plain and dimension and claim.named is not None and dimension not in claim.named
-    )
 
 
 def _score(claim: Bound, item: Bound, evidence: Evidence) -> int:
