@@ -62,6 +62,8 @@ PAIRS: list[tuple[str, str, list[str]]] = [
     ("The share rose 3 percentage points.", "The share rose from 12% to 15%.", []),
     # not claims: years, dates, citation IDs, section numbers, list ordinals
     ("In 2024, see Section 3.2 and Table 4 [S01].", "Nothing numeric here.", []),
+    ("Most came from auction rounds 2 and 3 [S01].", "Nothing numeric here.", []),  # a list of labels
+    ("See Section 3 and 12 projects [S01].", "Nothing numeric here.", ["12"]),  # a count after a label
     ("Fact-003 and COVID-19 were cited on 5 March 2024.", "Nothing numeric here.", []),
     ("1. The first point: 12 regions.", "The survey covered 12 regions.", []),
     # Chinese

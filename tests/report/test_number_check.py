@@ -262,6 +262,9 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a reference named by its word", "Auction rounds 1 and 2 awarded 0.7 GW and 0.9 GW [S04].", []),
     ("a reference named by its column's header",
      "| Round | Capacity awarded |\n| --- | --- |\n| 2 | 0.9 GW [S04] |\n", []),
+    ("a reference's list goes on with labels, not counts (rounds 4 and 5)",
+     "Later capacity is to come from auction rounds 4 and 5 [S04].", []),
+    ("a count after a reference", "Round 2 and 3 other rounds awarded 0.9 GW [S04].", ["3"]),
     ("a derivation whose written inputs give it",
      "DC points grew by 1,100 in 2024 (derived: 4,900 less 3,800) [S06].", []),
 ]  # fmt: skip
