@@ -145,7 +145,7 @@ def written_as_bound(item: Bound) -> bool:
     number = re.escape(item.text)
     return bool(
         re.search(
-            rf"(?:\b(?:per|above|over|below|under|than|least|exceeding)\s+|(?:[<>]=?|[≥≤])\s*){number}",
+            rf"(?:\b(?:per|above|over|below|under|than|least|exceeding|minimum|maximum)\s+(?:of\s+)?|(?:[<>]=?|[≥≤])\s*){number}",
             item.clause,
         )
         or re.search(

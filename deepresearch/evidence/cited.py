@@ -5,8 +5,9 @@ When several state it, the one most about the claim wins: its year and the claim
 words (those few of the texts use). When none of them shares a word with the claim, a number for the
 claim's own year with another value that is about the claim's distinctive words by a margin (one
 year or two words) shows the claim gives the wrong number for it. A number found only by rounding
-(`5 GW` for 4.8 GW) is weaker evidence: a number of another value, written as coarsely as the claim,
-that its words are about as much (`the 4 GW low case`) shows it is that number, changed. A number
+(`5 GW` for 4.8 GW), or only as a threshold (`minimum 2-hour`) for a claim that names none, is weaker
+evidence: a number of another value, written as coarsely as the claim, that its words are about as
+much (`the 4 GW low case`) shows it is that number, changed. A number
 of a text that names rather than counts (`round 3`, a date's day) states only a claim that names it
 by the same word (`rounds 2 and 3`, a `Round` column).
 """
@@ -100,7 +101,7 @@ class Evidence:
                 else None
             )
             rival = rival or self._nearer(claim, matches)  # (the words right by its number)
-            rival = rival or self._unrounded(claim, matches)
+            rival = rival or self._weakly_stated(claim, matches)
             if rival is None:
                 return best, ""
             words = ", ".join(sorted(self.distinctive(rival.terms & claim.terms, 10))) or years_text(
@@ -174,15 +175,16 @@ class Evidence:
             (i for i in self._others(claim) if len(self.distinctive(claim.near & i.near)) >= ours + 2), None
         )
 
-    def _unrounded(self, claim: Bound, matches: Sequence[Bound]) -> Bound | None:
-        """When the numbers with the claim's value have it only rounded to the claim's precision
-        (`5 GW` for 4.8 GW): a number of another value written as coarsely as the claim (its unit,
-        or one its sentence names; the claim's years) that the claim's distinctive words are about
-        at least as much, by one word or more. Rounding is weaker evidence than the digits, so a tie
-        goes to the number the words name: `FEI's 5 GW low case` is the low case a fact gives as
-        4 GW, not the 4.8 GW outturn beside it; `about 5 GW` is still the fleet's 4.8 GW beside a
-        region's 1.9 GW."""
-        if any(exact(claim.quantity, m.quantity) for m in matches):
+    def _weakly_stated(self, claim: Bound, matches: Sequence[Bound]) -> Bound | None:
+        """When the numbers with the claim's value state it only weakly, rounded to the claim's
+        precision (`5 GW` for 4.8 GW) or as a threshold for a claim that states no threshold (a
+        `minimum 2-hour requirement` for an average of 2.0 hours): a number of another value written
+        as coarsely as the claim (its unit, or one its sentence names; the claim's years) that the
+        claim's distinctive words are about at least as much, by one word or more. A tie goes to the
+        number the words name: `FEI's 5 GW low case` is the low case a fact gives as 4 GW, not the
+        4.8 GW outturn beside it; `about 5 GW` is still the fleet's 4.8 GW beside a region's 1.9 GW."""
+        bounded = written_as_bound(claim) or bool(claim.terms & _BOUNDS)
+        if any(exact(claim.quantity, m.quantity) and (bounded or not written_as_bound(m)) for m in matches):
             return None
         ours = max(len(self.distinctive(m.terms & claim.terms, 10)) for m in matches)
         rivals = [
@@ -234,6 +236,8 @@ class Evidence:
         return max(candidates, key=score)
 
 
+# (stemmed) words that name a number as a threshold: `the 10 MW size thresholds`, `a 2.4 GW floor`
+_BOUNDS = frozenset({"threshold", "floor", "minimum", "maximum", "limit", "cap", "ceil"})
 _WEIGHING = frozenset({"weight", "margin"})  # (stemmed: weights, margins)
 
 

@@ -56,6 +56,8 @@ FACTS = [
     # a 2019 study (S19): its low case, and the outturn it is compared with
     ("Fact-030", "The 2019 study's low case projected 4 GW by 2025; the 4.8 GW outturn came close to the low case.",
      "S19"),
+    ("Fact-031", "Average duration rose from 1.8 h in 2021 to 2.4 h in 2025, which the bulletin links to the "
+                 "auctions' minimum 2-hour requirement.", "S20"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
@@ -68,7 +70,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 20)]
+    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 21)]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
         "CONF-1", "End-2025 capacity", ["Fact-003", "Fact-008"], preferred="Fact-003",
@@ -265,6 +267,11 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a reference's list goes on with labels, not counts (rounds 4 and 5)",
      "Later capacity is to come from auction rounds 4 and 5 [S04].", []),
     ("a count after a reference", "Round 2 and 3 other rounds awarded 0.9 GW [S04].", ["3"]),
+    ("a level that only a fact's threshold gives (minimum 2-hour), its words another figure's",
+     "Average duration rose from 1.8 to 2.0 hours, in line with the auctions [S20].", ["2.0 hours"]),
+    ("the level its words name", "Average duration rose from 1.8 to 2.4 hours, in line with the auctions [S20].",
+     []),
+    ("a threshold named as one", "The auctions set a 2-hour minimum [S20].", []),
     ("a derivation whose written inputs give it",
      "DC points grew by 1,100 in 2024 (derived: 4,900 less 3,800) [S06].", []),
 ]  # fmt: skip
