@@ -41,7 +41,8 @@ def _a_label(item: Bound, claim: Bound) -> bool:
     date's day) for a claim whose words do not name it by the same word (`rounds 2 and 3`)."""
     if item.quantity.claim or not any(ch.isdigit() for ch in item.text):
         return False  # (a number word, `twelve`, states a number)
-    before = re.findall(r"[^\W\d_]+", item.clause[: item.clause.find(item.text)])
+    at = re.search(rf"(?<![\w.,]){re.escape(item.text)}(?!\d)", item.clause)  # (not the 3 of 2023)
+    before = re.findall(r"[^\W\d_]+", item.clause[: at.start()]) if at else []
     return not (before and stem(before[-1].lower()) in claim.terms | claim.around)
 
 
