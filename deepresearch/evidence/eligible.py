@@ -2,7 +2,7 @@
 have its value for the same thing (evidence/cited.py): not a year (`in 2025`), not a number that
 names rather than counts (`round 3`) unless the claim names it by the same word, not a number in a
 unit the claim's sentence does not name when the claim is bare, and not a figure a number written
-before in the claim's sentence took.
+before in the claim's sentence took (nor another fact's restatement of it).
 """
 
 from __future__ import annotations
@@ -27,8 +27,12 @@ def may_state(claim: Bound, item: Bound, taken: Collection[Bound] = ()) -> bool:
 
 
 def _restates(item: Bound, taken: Collection[Bound]) -> bool:
-    """The figure of a taken number: its value in the same fact (a statement restates its quote)."""
-    return any(t.origin == item.origin and same_value(t.quantity, item.quantity) for t in taken)
+    """The figure of a taken number: its value in the same fact (a statement restates its quote), or
+    in another fact about two of the same words (the 9.3 GW `demand peak` of two notes is one figure)."""
+    return any(
+        same_value(t.quantity, item.quantity) and (t.origin == item.origin or len(t.terms & item.terms) >= 2)
+        for t in taken
+    )
 
 
 def _a_year(item: Bound) -> bool:

@@ -84,7 +84,7 @@ def judge_together(
     use the sentence's numbers already grounded and the operands `beside` (its table, its paragraph).
     `distinct` (a report): a value the sentence writes twice (its digits again: `EUR 90k, 90k`) is
     written for two things (`received 1.0 GW of bids for 1.0 GW`), so the evidence number that states
-    the first does not state the next."""
+    the first does not state the next, nor does another fact's restatement of it."""
     spans = list(spans)
     verdicts: list[Judgement] = []
     taken: list[list[Bound]] = []

@@ -272,6 +272,10 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("the level its words name", "Average duration rose from 1.8 to 2.4 hours, in line with the auctions [S20].",
      []),
     ("a threshold named as one", "The auctions set a 2-hour minimum [S20].", []),
+    ("a value written twice, which two cited facts state once each for the same thing (demand peak)",
+     "The 9.3 GW demand peak came as batteries discharged up to 9.3 GW [S12][S18].", ["9.3 GW"]),
+    ("two values, one of them stated by two facts",
+     "The 9.3 GW demand peak came as batteries discharged up to 2.9 GW [S12][S18].", []),
     ("a derivation whose written inputs give it",
      "DC points grew by 1,100 in 2024 (derived: 4,900 less 3,800) [S06].", []),
 ]  # fmt: skip
