@@ -180,6 +180,22 @@ def timely(claim: Bound, stated: Bound) -> bool:
     return not (claim.strength == 2 or (claim.strength == 1 and stated.strength >= 1))
 
 
+def written_as_bound(item: Bound) -> bool:
+    """A number written as a bound or a divisor (`above 1 MW`, `1 MW or more`, `per 100,000`): no
+    item's figure."""
+    number = re.escape(item.text)
+    return bool(
+        re.search(
+            rf"(?:\b(?:per|above|over|below|under|than|least|exceeding|minimum|maximum)\s+(?:of\s+)?|(?:[<>]=?|[≥≤])\s*){number}",
+            item.clause,
+        )
+        or re.search(
+            rf"{number}\s+(?:or|and)\s+(?:more|less|above|over|below|under|greater|higher|lower)\b",
+            item.clause,
+        )
+    )
+
+
 def _every(terms: frozenset[str]) -> frozenset[str]:
     return terms
 

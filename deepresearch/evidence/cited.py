@@ -6,19 +6,24 @@ words (those few of the texts use). When none of them shares a word with the cla
 claim's own year with another value that is about the claim's distinctive words by a margin (one
 year or two words) shows the claim gives the wrong number for it. A claim whose one year is only its
 context's, stated only by numbers for other years, is not grounded when evidence gives the same
-thing another value for that year (evidence/aboutness.py: `contemporary`).
+thing another value for that year (evidence/aboutness.py: `contemporary`). A number found only by rounding
+(`5 GW` for 4.8 GW), or only as a threshold (`minimum 2-hour`) for a claim that names none, is weaker
+evidence: a number of another value, written as coarsely as the claim, that its words are about as
+much (`the 4 GW low case`) shows it is that number, changed. A number
+of a text that names rather than counts (`round 3`, a date's day) states only a claim that names it
+by the same word (`rounds 2 and 3`, a `Round` column).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from deepresearch.evidence.aboutness import CONTAINS, conflict, contemporary, timely
+from deepresearch.evidence.aboutness import CONTAINS, conflict, contemporary, timely, written_as_bound
 from deepresearch.evidence.arithmetic import Operand, operands
 from deepresearch.evidence.binding import Bound, bind_text
-from deepresearch.evidence.number_match import same_value, years_text
+from deepresearch.evidence.eligible import may_state
+from deepresearch.evidence.number_match import as_coarse, exact, same_value, years_text
 
 
 @dataclass
@@ -80,7 +85,7 @@ class Evidence:
         matches: list[Bound] = []
         for text in self.texts:
             for item in text:
-                if not _measured_alike(claim, item) or _a_year(item) or _restates(item, taken):
+                if not may_state(claim, item, taken):
                     continue
                 if not same_value(claim.quantity, item.quantity, item.loose and self._lends(claim, item)):
                     continue
@@ -98,6 +103,7 @@ class Evidence:
                 else None
             )
             rival = rival or self._nearer(claim, matches)  # (the words right by its number)
+            rival = rival or self._weakly_stated(claim, matches)
             then = None if rival else contemporary(claim, matches, self.texts, self.distinctive)
             if then is not None:  # (the figure of its context's year)
                 return None, f"{best.origin} states {best.text} for {years_text(best.years)}; " + (
@@ -172,16 +178,47 @@ class Evidence:
         if claim.column >= 0 or not claim.near or CONTAINS.search(claim.clause):
             return None
         ours = max(len(self.distinctive(claim.near & (m.near | m.terms))) for m in matches)
+        return next(
+            (i for i in self._others(claim) if len(self.distinctive(claim.near & i.near)) >= ours + 2), None
+        )
+
+    def _weakly_stated(self, claim: Bound, matches: Sequence[Bound]) -> Bound | None:
+        """When the numbers with the claim's value state it only weakly, rounded to the claim's
+        precision (`5 GW` for 4.8 GW) or as a threshold for a claim that states no threshold (a
+        `minimum 2-hour requirement` for an average of 2.0 hours): a number of another value written
+        as coarsely as the claim (its unit, or one its sentence names; the claim's years) that the
+        claim's distinctive words are about at least as much, by one word or more. A tie goes to the
+        number the words name: `FEI's 5 GW low case` is the low case a fact gives as 4 GW, not the
+        4.8 GW outturn beside it; `about 5 GW` is still the fleet's 4.8 GW beside a region's 1.9 GW."""
+        bounded = written_as_bound(claim) or bool(claim.terms & _BOUNDS)
+        if any(exact(claim.quantity, m.quantity) and (bounded or not written_as_bound(m)) for m in matches):
+            return None
+        ours = max(len(self.distinctive(m.terms & claim.terms, 10)) for m in matches)
+        rivals = [
+            (len(self.distinctive(item.terms & claim.terms, 10)), item)
+            for item in self._others(claim, named=True)
+            if as_coarse(item.quantity, claim.quantity)
+        ]
+        words, rival = max(rivals, key=lambda r: r[0], default=(0, None))
+        return rival if words >= max(ours, 1) else None
+
+    def _others(self, claim: Bound, named: bool = False) -> Iterator[Bound]:
+        """The numbers of the evidence in the claim's unit (`named`: for a bare claim, in a unit its
+        sentence names too) with another value, for its years, that state an item's figure: not the
+        value of another number of its clause (`1-10 MW`), nor a bound or a divisor."""
+        mine = claim.quantity
         for text in self.texts:
             for item in text:
                 q = item.quantity
-                if not q.claim or q.dimension != claim.quantity.dimension or same_value(claim.quantity, q):
+                unit = q.dimension == mine.dimension or (
+                    named and mine.plain and claim.named is not None and q.dimension in claim.named
+                )
+                if not q.claim or not unit or same_value(mine, q):
                     continue
-                if {r.value for r in q.readings} & claim.beside or not timely(claim, item) or _bound(item):
+                if {r.value for r in q.readings} & claim.beside or not timely(claim, item):
                     continue
-                if len(self.distinctive(claim.near & item.near)) >= ours + 2:
-                    return item
-        return None
+                if not written_as_bound(item):
+                    yield item
 
     def _lends(self, claim: Bound, cell: Bound) -> bool:
         """A quoted cell's bare digits stand for the claim's number: always in a fact's own check
@@ -206,42 +243,9 @@ class Evidence:
         return max(candidates, key=score)
 
 
+# (stemmed) words that name a number as a threshold: `the 10 MW size thresholds`, `a 2.4 GW floor`
+_BOUNDS = frozenset({"threshold", "floor", "minimum", "maximum", "limit", "cap", "ceil"})
 _WEIGHING = frozenset({"weight", "margin"})  # (stemmed: weights, margins)
-
-
-def _bound(item: Bound) -> bool:
-    """A number written as a bound or a divisor (`above 1 MW`, `1 MW or more`, `per 100,000`): no
-    item's figure."""
-    number = re.escape(item.text)
-    return bool(
-        re.search(
-            rf"(?:\b(?:per|above|over|below|under|than|least|exceeding)\s+|(?:[<>]=?|[≥≤])\s*){number}",
-            item.clause,
-        )
-        or re.search(
-            rf"{number}\s+(?:or|and)\s+(?:more|less|above|over|below|under|greater|higher|lower)\b",
-            item.clause,
-        )
-    )
-
-
-def _restates(item: Bound, taken: Collection[Bound]) -> bool:
-    """The figure of a taken number: its value in the same fact (a statement restates its quote)."""
-    return any(t.origin == item.origin and same_value(t.quantity, item.quantity) for t in taken)
-
-
-def _a_year(item: Bound) -> bool:
-    """A year of the evidence (`in 2025`): it states no number (2,030 is not 2025)."""
-    return not item.quantity.claim and any(r.value in item.years for r in item.quantity.readings)
-
-
-def _measured_alike(claim: Bound, item: Bound) -> bool:
-    """A bare claim may be a number with a unit only when its sentence (or column header) names that
-    unit: `178 (2023)` after `210 EUR/kWh`, `58,400` under `(EUR/MW/yr)`; a bare gap is not EUR 15,800."""
-    dimension = item.quantity.dimension
-    return not (
-        claim.quantity.plain and dimension and claim.named is not None and dimension not in claim.named
-    )
 
 
 def _score(claim: Bound, item: Bound, evidence: Evidence) -> int:

@@ -11,6 +11,7 @@ numbers: a number of it stated only for another year is judged for that one too.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
@@ -18,7 +19,7 @@ from deepresearch.evidence.arithmetic import Operand, operands
 from deepresearch.evidence.binding import Bound, bind_text
 from deepresearch.evidence.cited import Evidence
 from deepresearch.evidence.derivation import derive as derivation
-from deepresearch.evidence.number_match import years_text
+from deepresearch.evidence.number_match import same_value, years_text
 from deepresearch.evidence.quantities import Quantity
 
 
@@ -83,14 +84,15 @@ def judge_together(
 ) -> list[Judgement]:
     """The numbers of one sentence: those stated first, then those derived, where a derivation may
     use the sentence's numbers already grounded and the operands `beside` (its table, its paragraph).
-    `distinct` (a report): a value the sentence writes twice is written for two things (`received
-    1.0 GW of bids for 1.0 GW`), so the evidence number that states the first does not state the next."""
+    `distinct` (a report): a value the sentence writes twice (its digits again: `EUR 90k, 90k`) is
+    written for two things (`received 1.0 GW of bids for 1.0 GW`), so the evidence number that states
+    the first does not state the next, nor does another fact's restatement of it."""
     spans = list(spans)
     verdicts: list[Judgement] = []
     taken: list[list[Bound]] = []
     for claim in claims:
         earlier = zip(claims[: len(verdicts)], verdicts, strict=True) if distinct else ()
-        taken.append([v.source for c, v in earlier if v.source is not None and c.text == claim.text])
+        taken.append([v.source for c, v in earlier if v.source is not None and _twice(c, claim)])
         verdicts.append(judge(claim, evidence, context=context, derive=False, taken=taken[-1]))
     claims = list(claims)
     for index, year in (_siblings_years(claims, verdicts) if distinct else {}).items():
@@ -133,6 +135,18 @@ def _siblings_years(claims: Sequence[Bound], verdicts: Sequence[Judgement]) -> d
         if len(others) == 1 and len(year := next(iter(others))) == 1 and not year & source.years:
             out[index] = next(iter(year))
     return out
+
+
+def _twice(earlier: Bound, claim: Bound) -> bool:
+    """The claim writes the earlier number's digits again, for its value: `EUR 90k, 90k`, `10 GW
+    (low 10)`; not a restatement in another unit or scale (`3.4 GW (3,400 MW)`)."""
+    first, again = _DIGITS.search(earlier.text), _DIGITS.search(claim.text)
+    if first is None or again is None or first.group() != again.group():
+        return False
+    return earlier.text == claim.text or same_value(claim.quantity, earlier.quantity)
+
+
+_DIGITS = re.compile(r"\d(?:[\d.,]*\d)?")
 
 
 def missing_numbers(statement: str, evidence: Iterable[str], context: Iterable[str] = ()) -> list[Quantity]:

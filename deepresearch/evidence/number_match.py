@@ -49,6 +49,18 @@ def same_value(claim: Quantity, evidence: Quantity, lends: bool = False) -> bool
     return any(reading_matches(c, e.value) for c in mine for e in theirs)
 
 
+def exact(claim: Quantity, evidence: Quantity) -> bool:
+    """The evidence number has the claim's value as written, not only rounded to the claim's precision."""
+    mine, theirs = _pairs(claim, evidence)
+    return any(c.value == e.value for c in mine for e in theirs)
+
+
+def as_coarse(item: Quantity, claim: Quantity) -> bool:
+    """`item` is written to the claim's precision or coarser (4 GW as 5 GW is; 1.9 GW is not)."""
+    mine, theirs = (claim.bare, item.bare) if claim.plain else (claim.readings, item.readings)
+    return bool(mine and theirs) and min(r.exact for r in theirs) >= min(r.exact for r in mine)
+
+
 def found(claim: Quantity, evidence: Iterable[Quantity]) -> Quantity | None:
     """The evidence quantity with the claim's value (whatever it is about), or None."""
     return next((item for item in evidence if same_value(claim, item)), None)

@@ -5,7 +5,8 @@ Reading a text (after NFKC, so full-width digits and `％` count, and non-breaki
 - thousands separators: `1,234,567`, `1 234 567` (space, no-break or thin space), `1.234.567`,
   `1'234'567`;
 - decimals: `3.5` and `3,5`. A single `,` or `.` followed by exactly three digits is ambiguous
-  (`1,234` / `1.234`), so both readings are kept: 1234 and 1.234;
+  (`1,234` / `1.234`), so both readings are kept: 1234 and 1.234, unless the text's other numbers
+  say which separator is its decimal one (`2.1 GW = 2,100 MW`: 2,100 is 2100 only);
 - sign: a leading `-` or `−` (or a dash after a space), never the hyphen of `COVID-19` or `2019-2020`;
 - percentages: `42%`, `42 percent`, `42 per cent`, `42个百分点` read as 42 and also as 0.42;
 - scale words: `thousand`/`k`, `million`/`mn`/`m`, `billion`/`bn`/`b`, `trillion`/`tn`,
@@ -35,6 +36,9 @@ _NUMBER = re.compile(
     r"|mil millones|millones|millón|mil|mio\.|mio|mrd\.|mrd|md)(?![^\W\d_])|(?:k|mn|m|bn|b|tn)\b)?",
     re.IGNORECASE | re.ASCII,  # ASCII: a CJK character before a number is not part of a word
 )
+# A decimal separator no one could read as a thousands one: not followed by exactly three digits.
+_DECIMAL_POINT = re.compile(r"(?<![\d.,])\d+\.(?:\d{1,2}|\d{4,})(?![\d.,])")
+_DECIMAL_COMMA = re.compile(r"(?<![\d.,])\d+,(?:\d{1,2}|\d{4,})(?![\d.,])")
 _SCALES = {
     "thousand": 3, "k": 3, "million": 6, "mn": 6, "m": 6, "billion": 9, "bn": 9, "b": 9,
     "trillion": 12, "tn": 12, "千": 3, "万": 4, "百万": 6, "千万": 7, "亿": 8, "万亿": 12,
@@ -60,8 +64,16 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text)
 
 
-def readings(num: str) -> set[Decimal]:
-    """Every plausible value of a digit string with separators (see the module docstring)."""
+def thousands(text: str) -> str:
+    """The separator `text` groups thousands with, when its other numbers tell: `,` when it writes
+    decimal points (`2.1 GW = 2,100 MW`) and no decimal comma, `.` in the reverse case; else ""."""
+    points, commas = bool(_DECIMAL_POINT.search(text)), bool(_DECIMAL_COMMA.search(text))
+    return "," if points and not commas else "." if commas and not points else ""
+
+
+def readings(num: str, grouping: str = "") -> set[Decimal]:
+    """Every plausible value of a digit string with separators (see the module docstring);
+    `grouping`: the separator its text groups thousands with (see `thousands`), if known."""
     compact = re.sub(_SPACES, "", num)
     if compact != num:  # space-grouped thousands; a decimal part may follow
         return {Decimal(compact.replace(",", "."))}
@@ -71,7 +83,10 @@ def readings(num: str) -> set[Decimal]:
         return {Decimal(num)}
     if len(seps) == 1:
         decimal = Decimal(f"{digits[0]}.{digits[1]}")
-        return {decimal, Decimal(digits[0] + digits[1])} if len(digits[1]) == 3 else {decimal}
+        if len(digits[1]) != 3:
+            return {decimal}
+        whole = Decimal(digits[0] + digits[1])
+        return {whole} if seps[0] == grouping else {decimal, whole}
     groups_ok = len(digits[0]) <= 3 and all(len(d) == 3 for d in digits[1:-1])
     if groups_ok and len(set(seps)) == 1 and len(digits[-1]) == 3:
         return {Decimal("".join(digits))}  # 1,234,567 or 1.234.567
@@ -83,10 +98,12 @@ def readings(num: str) -> set[Decimal]:
 def mentions(text: str) -> list[Mention]:
     """Every reading of every number written in `text` (normalised with `normalize`)."""
     found: list[Mention] = []
-    for match in _NUMBER.finditer(normalize(text)):
+    text = normalize(text)
+    grouping = thousands(text)
+    for match in _NUMBER.finditer(text):
         suffix = (match.group("suffix") or "").strip().lower()
         signed = match.group("sign") is not None
-        for base in readings(match.group("num")):
+        for base in readings(match.group("num"), grouping):
             values = {base}
             if suffix in _SCALES:
                 values.add(base.scaleb(_SCALES[suffix]))

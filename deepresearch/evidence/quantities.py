@@ -2,13 +2,14 @@
 
 `quantities(text)` reads every number that states something (a claim), in its unit's base (see
 units.py): `4,800 MW` and `4.8 GW` both read 4.8e9 W, `4,8 Mrd. €` and `€4.8bn` 4.8e9 EUR.
-Separators and decimal commas are read as in numbers.py (`1,234` keeps both readings). Chinese and
+Separators and decimal commas are read as in numbers.py (`1,234` keeps both readings, unless the
+text's other numbers say which separator is its decimal one). Chinese and
 Japanese compounds are one number: `1兆2000億円` is 1.2e12 JPY, `1億2500万` 1.25e8. A range shares its unit and scale: `4–5 GW`, `4 to 5 GW`,
 `between 4 and 5 GW`, `€4–5 billion`, `4至5吉瓦` are two quantities, each in GW (or billions of euros).
 
 Not claims (left out): years (a bare whole number 1800-2100, `2020s`, `2024年`), the parts of a date
 (`2024-03-01`, `5 March`, `3月5日`, `10:30`), numbers inside URLs, references (`Section 3.2`, `§ 4`, `Figure 2`, `Table 1`,
-`p. 12`, `图 1`, `第3章`), citation IDs (`[S01]`, `[12]`, `Fact-003`, and any word-hyphen-number
+`p. 12`, `图 1`, `第3章`, and the bare numbers that go on with their list: `rounds 2 and 3`), citation IDs (`[S01]`, `[12]`, `Fact-003`, and any word-hyphen-number
 such as `COVID-19`), list ordinals (`1.` or `2)` opening a line, `(3)`, `1st`, `4th`).
 With `claims_only=False` everything is read, and number words (`twelve`, `twenty`) too: evidence may
 spell a number that a statement writes in digits.
@@ -21,7 +22,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from deepresearch.core.langdetect import detect_language
-from deepresearch.evidence.numbers import normalize, readings
+from deepresearch.evidence.numbers import normalize, readings, thousands
 from deepresearch.evidence.units import LONG_SCALE_LANGUAGES, Unit, read_prefix, read_tail
 
 
@@ -75,6 +76,9 @@ _REFERENCE_WORDS = (
     r"articles?|art\.|pages?|p\.|pp\.|paragraphs?|para\.|items?|steps?|phases?|rounds?|no\.|nos\.|"
     r"numbers?|versions?|v\.?|lines?|questions?|tasks?|parts?|exhibits?|equations?|eq\.|rules?"
 )
+_REFERENCE = re.compile(rf"(?:(?<![^\W\d_])(?:{_REFERENCE_WORDS}))\s*\d+(?:[.\-–]\d+)*", re.IGNORECASE)
+_LIST_ON = re.compile(r"\s*(?:,|&|and|or)\s*", re.IGNORECASE)
+_COUNTED = re.compile(r"\s*(?!(?:and|or)\b)[^\W\d_]", re.IGNORECASE)
 # Spans of the text that hold no claims, as regexes over the normalised text.
 _NOT_CLAIMS = [
     re.compile(r"(?:https?|ftp)://\S+|www\.\S+", re.IGNORECASE),  # URLs: ports, paths, IDs
@@ -84,7 +88,7 @@ _NOT_CLAIMS = [
     re.compile(rf"\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b", re.IGNORECASE),  # March 5
     re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b", re.IGNORECASE),  # 5 March
     re.compile(r"\d+\s*[年月日号时]"),  # 2024年, 3月, 5日
-    re.compile(rf"(?:(?<![^\W\d_])(?:{_REFERENCE_WORDS}))\s*\d+(?:[.\-–]\d+)*", re.IGNORECASE),
+    _REFERENCE,
     re.compile(r"[图表第]\s*\d+(?:[.\-–]\d+)*|\d+\s*[章节条页款项]"),  # 图2, 第3章, 12页
     re.compile(r"[\[【]\s*\d+(?:\s*[,;，、–-]\s*\d+)*\s*[\]】]"),  # numeric citations [12], [3, 4]
     re.compile(r"[^\W\d_]+-\d+(?:\.\d+)?", re.ASCII),  # Fact-003, COVID-19, E-3
@@ -135,6 +139,20 @@ def _masked(text: str) -> list[tuple[int, int]]:
     return [m.span() for regex in _NOT_CLAIMS for m in regex.finditer(text)]
 
 
+def _listed_labels(text: str, raws: list[_Raw]) -> set[int]:
+    """Where the bare numbers that go on with a reference's list start (`rounds 2 and 3`, `Tables
+    1, 2 or 4`): labels too, not claims."""
+    ends = {m.end() for m in _REFERENCE.finditer(text)}
+    labels: set[int] = set()
+    for raw in raws:
+        if raw.unit or raw.scale or raw.word or _COUNTED.match(text, raw.end):
+            continue  # (`Section 3 and 12 projects`: a word after it says what it counts)
+        if any(end <= raw.digits_at and _LIST_ON.fullmatch(text[end : raw.digits_at]) for end in ends):
+            labels.add(raw.digits_at)
+            ends.add(raw.end)
+    return labels
+
+
 def _is_year(raw: _Raw, text: str) -> bool:
     digits = text[raw.digits_at : raw.end]
     return bool(re.fullmatch(r"\d{4}", digits) and 1800 <= int(digits) <= 2100 and not raw.unit)
@@ -142,8 +160,9 @@ def _is_year(raw: _Raw, text: str) -> bool:
 
 def _raw_numbers(text: str, words: bool, long_scale: bool) -> list[_Raw]:
     found: list[_Raw] = []
+    grouping = thousands(text)
     for match in _NUMBER.finditer(text):
-        values = sorted({abs(v) for v in readings(match.group("num"))})
+        values = sorted({abs(v) for v in readings(match.group("num"), grouping)})
         if not values:
             continue  # a version number or a list of numbers, not one number
         digits = tuple(Reading(v, _step(v), _step(v, exact=True)) for v in values)
@@ -232,9 +251,11 @@ def quantities(text: str, claims_only: bool = True, language: str | None = None)
     raws = _raw_numbers(text, not claims_only, long_scale(text, language))
     raws = _join_ranges(text, _join_compounds(raws))
     masked = _masked(text)
+    labels = _listed_labels(text, raws)
     found: list[Quantity] = []
     for raw in raws:
         claim = not (raw.word or _is_year(raw, text) or any(s <= raw.digits_at < e for s, e in masked))
+        claim = claim and raw.digits_at not in labels
         if claims_only and not claim:
             continue
         dimension = raw.unit.dimension if raw.unit else ""

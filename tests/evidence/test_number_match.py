@@ -30,6 +30,10 @@ PAIRS: list[tuple[str, str, list[str]]] = [
     ("Revenue was $1.2 billion.", "Revenue: €1.2bn.", ["$1.2 billion"]),  # another currency
     ("The fund holds US$3m.", "The fund holds 3 million US dollars.", []),
     ("Population: 1,234,567.", "A population of 1.234.567 was counted.", []),  # thousands dots
+    # a separator followed by three digits, read as the text's other numbers write decimals
+    ("The threshold is 2 MW.", "End-2023: 2.1 GW = 2,100 MW.", ["2 MW"]),  # 2,100 is not 2.1 here
+    ("The threshold is 2.1 MW.", "The threshold is 2,100 MW.", []),  # (nothing says which it is)
+    ("The plant has 2 MW.", "Die Anlage hat 2.100 MW und 4,8 GW.", ["2 MW"]),  # 2.100 is not 2.1 here
     ("About 12 million homes.", "About 12,000,000 homes are connected.", []),
     # ranges
     ("Targets are 4–5 GW.", "The plan targets between 4 and 5 gigawatts.", []),
@@ -58,6 +62,8 @@ PAIRS: list[tuple[str, str, list[str]]] = [
     ("The share rose 3 percentage points.", "The share rose from 12% to 15%.", []),
     # not claims: years, dates, citation IDs, section numbers, list ordinals
     ("In 2024, see Section 3.2 and Table 4 [S01].", "Nothing numeric here.", []),
+    ("Most came from auction rounds 2 and 3 [S01].", "Nothing numeric here.", []),  # a list of labels
+    ("See Section 3 and 12 projects [S01].", "Nothing numeric here.", ["12"]),  # a count after a label
     ("Fact-003 and COVID-19 were cited on 5 March 2024.", "Nothing numeric here.", []),
     ("1. The first point: 12 regions.", "The survey covered 12 regions.", []),
     # Chinese

@@ -56,6 +56,11 @@ FACTS = [
     # an outlook (S19): a projection's scenarios, and the outturn as an item of its own
     ("Fact-030", "The 2019 outlook's base case projected 10 GW by 2025 (low case 4 GW, high 14 GW), while "
                  "the bulletin recorded 4.8 GW at end-2025.", "S19"),
+    # a 2019 study (S21): its low case, and the outturn it is compared with
+    ("Fact-032", "The 2019 study's low case projected 4 GW by 2025; the 4.8 GW outturn came close to the low case.",
+     "S21"),
+    ("Fact-031", "Average duration rose from 1.8 h in 2021 to 2.4 h in 2025, which the bulletin links to the "
+                 "auctions' minimum 2-hour requirement.", "S20"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
@@ -68,7 +73,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 20)]
+    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 22)]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
         "CONF-1", "End-2025 capacity", ["Fact-003", "Fact-008"], preferred="Fact-003",
@@ -279,6 +284,34 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a scenario's figure given as one", "The outlook's low case was 4 GW for 2025 [S19].", []),
     ("a scenario's figure where nothing is said to be measured",
      "End-2025 figures in circulation range from 4 GW to 14 GW [S19].", []),
+    ("a rounded figure whose words name another figure of its unit (the low case, 4 GW)",
+     "The study's 5 GW low case assumed cheaper batteries [S21].", ["5 GW"]),
+    ("the figure the words name", "The study's 4 GW low case assumed cheaper batteries [S21].", []),
+    ("a figure rounded to its written precision (4.8 GW)", "The outturn was about 5 GW [S21].", []),
+    ("a figure rounded, its words naming no other figure", "The fleet held about 5 GW at end-2025 [S01].", []),
+    ("a thousands comma read as a decimal one, in a fact that writes decimal points (1,200 MW)",
+     "The bulletin counts batteries of 1.2 MW or more [S10].", ["1.2 MW"]),
+    ("a thousands comma read as one", "The fleet held 1,200 MW at end-2022 [S10].", []),
+    ("a value written twice, the second time without its currency, which the cited fact states once",
+     "Battery revenue figures are EUR 95m, 95m and 310m [S02].", ["95m"]),
+    ("a list's values, each stated once", "Battery revenue figures are EUR 95m, 180m and 310m [S02].", []),
+    ("a count that only a fact's reference gives (round 2)",
+     "The ministry received 2 complaints about the auctions [S04].", ["2"]),
+    ("a reference named by its word", "Auction rounds 1 and 2 awarded 0.7 GW and 0.9 GW [S04].", []),
+    ("a reference named by its column's header",
+     "| Round | Capacity awarded |\n| --- | --- |\n| 2 | 0.9 GW [S04] |\n", []),
+    ("a reference's list goes on with labels, not counts (rounds 4 and 5)",
+     "Later capacity is to come from auction rounds 4 and 5 [S04].", []),
+    ("a count after a reference", "Round 2 and 3 other rounds awarded 0.9 GW [S04].", ["3"]),
+    ("a level that only a fact's threshold gives (minimum 2-hour), its words another figure's",
+     "Average duration rose from 1.8 to 2.0 hours, in line with the auctions [S20].", ["2.0 hours"]),
+    ("the level its words name", "Average duration rose from 1.8 to 2.4 hours, in line with the auctions [S20].",
+     []),
+    ("a threshold named as one", "The auctions set a 2-hour minimum [S20].", []),
+    ("a value written twice, which two cited facts state once each for the same thing (demand peak)",
+     "The 9.3 GW demand peak came as batteries discharged up to 9.3 GW [S12][S18].", ["9.3 GW"]),
+    ("two values, one of them stated by two facts",
+     "The 9.3 GW demand peak came as batteries discharged up to 2.9 GW [S12][S18].", []),
     ("a derivation whose written inputs give it",
      "DC points grew by 1,100 in 2024 (derived: 4,900 less 3,800) [S06].", []),
 ]  # fmt: skip
