@@ -4,7 +4,10 @@ about; which of them states a claimed number for the same thing (evidence/aboutn
 When several state it, the one most about the claim wins: its year and the claim's distinctive
 words (those few of the texts use). When none of them shares a word with the claim, a number for the
 claim's own year with another value that is about the claim's distinctive words by a margin (one
-year or two words) shows the claim gives the wrong number for it.
+year or two words) shows the claim gives the wrong number for it. So does one of another value, for
+the claim's time, whose own phrase shares more of those words with the claim's phrase than any number
+with its value: by one word when the claim's phrase names nothing of those, else by two (the words
+naming the cited sources' publishers left out: they say who counts, not what).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ class Evidence:
     weights: list[tuple[Bound, ...]] = field(default_factory=list)  # conflicts' evidence weights
     lends: bool = False  # a quoted table cell's bare digits may stand for a number with a unit
     dated: bool = False  # facts: a claim for its own year needs a fact that names a year
+    names: frozenset[str] = frozenset()  # words that name who publishes the cited sources
     _operands: list[Operand] | None = field(default=None, init=False, repr=False)
     _frequency: dict[str, int] | None = field(default=None, init=False, repr=False)
 
@@ -58,7 +62,7 @@ class Evidence:
     def with_weights(self, weights: Evidence) -> Evidence:
         """This evidence and the numbers of a conflict's evidence weights: they ground only bare
         numbers, and are never combined."""
-        return Evidence(self.texts, list(weights.texts), self.lends, self.dated)
+        return Evidence(self.texts, list(weights.texts), self.lends, self.dated, self.names)
 
     def operands(self) -> list[Operand]:
         """Every claim number of the texts as derivation operands."""
@@ -158,21 +162,26 @@ class Evidence:
 
     def _nearer(self, claim: Bound, matches: Sequence[Bound]) -> Bound | None:
         """A number of another value (its unit, the claim's years) that the words of the claim's own
-        phrase are about, by two distinctive words, more than about any number with its value (their
+        phrase are about, by distinctive words, more than about any number with its value (their
         phrases or their clauses): `discharged up to 9.3 GW` is not the 9.3 GW `demand peak` when a
-        cited fact's `discharge peaked at 2.9 GW`. Not for a sentence that says what its number
-        includes, nor against a threshold (`1 MW or more`) or a divisor (`per 100,000`)."""
+        cited fact's `discharge peaked at 2.9 GW`. By one word when the phrase says nothing of any
+        number with its value (and does not say what its number is not), else by two. The words that
+        name the sources' publishers (`NCPA's count`) say who counts, not what. Not for a sentence
+        that says what its number includes, nor against a threshold (`1 MW or more`), a divisor (`per
+        100,000`) or another year's number."""
         if claim.column >= 0 or not claim.near or CONTAINS.search(claim.clause):
             return None
-        ours = max(len(self.distinctive(claim.near & (m.near | m.terms))) for m in matches)
+        near = claim.near - self.names
+        ours = max(len(self.distinctive(near & (m.near | m.terms))) for m in matches)
+        margin = 2 if ours or claim.negated else 1
         for text in self.texts:
             for item in text:
                 q = item.quantity
                 if not q.claim or q.dimension != claim.quantity.dimension or same_value(claim.quantity, q):
                     continue
-                if {r.value for r in q.readings} & claim.beside or not timely(claim, item) or _bound(item):
+                if {r.value for r in q.readings} & claim.beside or _bound(item):
                     continue
-                if len(self.distinctive(claim.near & item.near)) >= ours + 2:
+                if _same_time(claim, item) and len(self.distinctive(near & item.near)) >= ours + margin:
                     return item
         return None
 
@@ -216,6 +225,12 @@ def _bound(item: Bound) -> bool:
             item.clause,
         )
     )
+
+
+def _same_time(claim: Bound, item: Bound) -> bool:
+    """An evidence number for the claim's time: timely, and for none of the claim's years only when
+    it names none (`0.3 GW in 2022` is not a rival to a figure loosely for 2025)."""
+    return timely(claim, item) and not (claim.years and item.years and not claim.years & item.years)
 
 
 def _restates(item: Bound, taken: Collection[Bound]) -> bool:

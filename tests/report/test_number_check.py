@@ -53,19 +53,35 @@ FACTS = [
     ("Fact-027", "Fleet survey: a 97% response; fleet capacity uncertainty about ±3%.", "S16"),
     ("Fact-028", "In 2024 total grid spend was EUR 520m; battery revenue was 310m.", "S17"),
     ("Fact-029", "The 2025 demand peak of 9.3 GW was 2.2% above 2024.", "S18"),
+    # a pipeline told in two facts (S19): only the second names the first item's words by its number
+    ("Fact-030", "Storage projects: 2.3 GW in 29 projects was under construction at end-2025; a further "
+                 "3.9 GW in 47 projects was permitted.", "S19"),
+    ("Fact-031", "Storage pipeline at end-2025: 2.3 GW was under construction.", "S19"),
+    # an industry body's counts (S20, published at ncpa.example): its name is in every fact
+    ("Fact-032", "NCPA members operated 71,500 public connectors at the end of 2025 and 60,200 a year "
+                 "earlier; a point often carries two or three connectors.", "S20"),
+    ("Fact-033", "NCPA members installed 2,900 new high-power connectors in 2025.", "S20"),
+    # a register's additions by year and its fleet (S21)
+    ("Fact-034", "Official net additions of operational grid-scale battery power capacity were 0.3 GW in "
+                 "2022, 0.9 GW in 2023 and 1.4 GW in 2025.", "S21"),
+    ("Fact-035", "Year-end 2025 fleet was 4.8 GW in 87 installations.", "S21"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
     "Fact-018": "The fleet grew from 3.4 GW at the end of 2024 - an increase of 1.4 GW in one year.",
     "Fact-022": "Battery storage discharged up to 2.9 GW during the evening peak.",
+    "Fact-032": "Our members operated 71,500 public connectors at the end of 2025, against 60,200 a year earlier.",
+    "Fact-033": "Members installed 2,900 new high-power connectors in 2025.",
 }
+URLS = {"S20": "https://ncpa.example/network-2025"}  # the others: example.org, which names no publisher
 
 
 def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 19)]
+    ids = [f"S{i:02d}" for i in range(1, 22)]
+    sources = [Source(s, f"Source {s}", URLS.get(s, f"https://example.org/{s}")) for s in ids]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
         "CONF-1", "End-2025 capacity", ["Fact-003", "Fact-008"], preferred="Fact-003",
@@ -219,6 +235,17 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "Batteries discharged up to 9.3 GW during the record peak [S12][S18].", ["9.3 GW"]),
     ("the figure the words right by the number are about",
      "Batteries discharged up to 2.9 GW during the record peak [S12][S18].", []),
+    ("another fact's figure, the words right by the number naming nothing of the item with its value",
+     "The only figures ahead are forward-looking: 3.9 GW under construction in 29 projects [S19].", ["3.9 GW"]),
+    ("the figure the words right by the number are about, stated by both facts",
+     "The only figures ahead are forward-looking: 2.3 GW under construction in 29 projects [S19].", []),
+    ("a list's item, named by its own word, against an item whose words the claim shares more of",
+     "The Southern Region held 1.3 GW at end-2025 [S01].", []),
+    ("a figure whose only words by another figure name the source's publisher (NCPA's)",
+     "NCPA's connector count rose from 60,200 to 71,500 in 2025 [S20].", []),
+    ("a figure loosely for its year, against another year's figure that shares its words",
+     "Figures for end-2025 differ. Only the 4.8 GW is a validated measurement of operational capacity [S21].",
+     []),
     ("'add that' reports, it states no change",
      "Supporters would add that the fleet held 4.8 GW at end-2025 [S01].", []),
     ("the sentence before, referred to",
