@@ -234,8 +234,13 @@ def _same_time(claim: Bound, item: Bound) -> bool:
 
 
 def _restates(item: Bound, taken: Collection[Bound]) -> bool:
-    """The figure of a taken number: its value in the same fact (a statement restates its quote)."""
-    return any(t.origin == item.origin and same_value(t.quantity, item.quantity) for t in taken)
+    """The figure of a taken number: its value in the same fact (a statement restates its quote) or
+    in another whose own phrase shares a word with the taken one's (two facts' `discharged up to 2.9
+    GW` are one figure, which a sentence that writes 2.9 GW twice states once)."""
+    return any(
+        (t.origin == item.origin or t.near & item.near) and same_value(t.quantity, item.quantity)
+        for t in taken
+    )
 
 
 def _a_year(item: Bound) -> bool:

@@ -82,7 +82,8 @@ def judge_together(
     """The numbers of one sentence: those stated first, then those derived, where a derivation may
     use the sentence's numbers already grounded and the operands `beside` (its table, its paragraph).
     `distinct` (a report): a value the sentence writes twice is written for two things (`received
-    1.0 GW of bids for 1.0 GW`), so the evidence number that states the first does not state the next."""
+    1.0 GW of bids for 1.0 GW`), so the evidence number that states the first does not state the next,
+    nor does one that restates it (its fact's, or another fact's whose phrase shares a word with it)."""
     spans = list(spans)
     verdicts: list[Judgement] = []
     taken: list[list[Bound]] = []
