@@ -168,7 +168,7 @@ class Evidence:
         number with its value (and does not say what its number is not), else by two. The words that
         name the sources' publishers (`NCPA's count`) say who counts, not what. Not for a sentence
         that says what its number includes, nor against a threshold (`1 MW or more`), a divisor (`per
-        100,000`) or another year's number."""
+        100,000`), another year's number or a change for a level (or a level for a change)."""
         if claim.column >= 0 or not claim.near or CONTAINS.search(claim.clause):
             return None
         near = claim.near - self.names
@@ -179,7 +179,11 @@ class Evidence:
                 q = item.quantity
                 if not q.claim or q.dimension != claim.quantity.dimension or same_value(claim.quantity, q):
                     continue
-                if {r.value for r in q.readings} & claim.beside or _bound(item):
+                if (
+                    {r.value for r in q.readings} & claim.beside
+                    or _bound(item)
+                    or item.change != claim.change
+                ):
                     continue
                 if _same_time(claim, item) and len(self.distinctive(near & item.near)) >= ours + margin:
                     return item
