@@ -6,8 +6,9 @@ words (those few of the texts use). When none of them shares a word with the cla
 claim's own year with another value that is about the claim's distinctive words by a margin (one
 year or two words) shows the claim gives the wrong number for it. So does one of another value, for
 the claim's time, whose own phrase shares more of those words with the claim's phrase than any number
-with its value: by one word when the claim's phrase names nothing of those, else by two (the words
-naming the cited sources' publishers left out: they say who counts, not what).
+with its value: by one word when the claim's phrase names nothing of those, else by two, or by three
+words that many texts use when it shares no word with their phrases (the words naming the cited
+sources' publishers left out: they say who counts, not what).
 """
 
 from __future__ import annotations
@@ -165,27 +166,20 @@ class Evidence:
         phrase are about, by distinctive words, more than about any number with its value (their
         phrases or their clauses): `discharged up to 9.3 GW` is not the 9.3 GW `demand peak` when a
         cited fact's `discharge peaked at 2.9 GW`. By one word when the phrase says nothing of any
-        number with its value (and does not say what its number is not), else by two. The words that
-        name the sources' publishers (`NCPA's count`) say who counts, not what. Not for a sentence
-        that says what its number includes, nor against a threshold (`1 MW or more`), a divisor (`per
-        100,000`), another year's number or a change for a level (or a level for a change)."""
+        number with its value (and does not say what its number is not), else by two; or by three
+        words, distinctive or not, when it shares no word with their phrases. The words that name the
+        sources' publishers (`NCPA's count`) say who counts, not what. Not for a sentence that says
+        what its number includes."""
         if claim.column >= 0 or not claim.near or CONTAINS.search(claim.clause):
             return None
         near = claim.near - self.names
         ours = max(len(self.distinctive(near & (m.near | m.terms))) for m in matches)
         margin = 2 if ours or claim.negated else 1
+        loose = not claim.negated and not any(near & m.near for m in matches)
         for text in self.texts:
             for item in text:
-                q = item.quantity
-                if not q.claim or q.dimension != claim.quantity.dimension or same_value(claim.quantity, q):
-                    continue
-                if (
-                    {r.value for r in q.readings} & claim.beside
-                    or _bound(item)
-                    or item.change != claim.change
-                ):
-                    continue
-                if _same_time(claim, item) and len(self.distinctive(near & item.near)) >= ours + margin:
+                shared = near & item.near if _rival(claim, item) else frozenset()
+                if len(self.distinctive(shared)) >= ours + margin or (loose and len(shared) >= 3):
                     return item
         return None
 
@@ -229,6 +223,18 @@ def _bound(item: Bound) -> bool:
             item.clause,
         )
     )
+
+
+def _rival(claim: Bound, item: Bound) -> bool:
+    """A number that may be the one the claim's words are about instead: another value in its unit,
+    for its time, a level for a level and a change for a change, and not a threshold (`1 MW or
+    more`), a divisor (`per 100,000`) or another number of the claim's clause."""
+    q = item.quantity
+    if not q.claim or q.dimension != claim.quantity.dimension or same_value(claim.quantity, q):
+        return False
+    if {r.value for r in q.readings} & claim.beside or _bound(item) or item.change != claim.change:
+        return False
+    return _same_time(claim, item)
 
 
 def _same_time(claim: Bound, item: Bound) -> bool:

@@ -65,6 +65,12 @@ FACTS = [
     ("Fact-034", "Official net additions of operational grid-scale battery power capacity were 0.3 GW in "
                  "2022, 0.9 GW in 2023 and 1.4 GW in 2025.", "S21"),
     ("Fact-035", "Year-end 2025 fleet was 4.8 GW in 87 installations.", "S21"),
+    # a ministry's contracts (S22): every fact speaks of availability payments at full operation
+    ("Fact-036", "At full operation, the contracts imply annual availability payments of about EUR 135 million "
+                 "a year (0.7 GW x 58,400 EUR/MW/yr = about EUR 40.9m for round 1).", "S22"),
+    ("Fact-037", "Availability payments at full operation are set per MW per year in each contract.", "S22"),
+    ("Fact-038", "Round 1 availability payments start at full operation of each contract.", "S22"),
+    ("Fact-039", "Full operation of all contracts brings availability payments to their peak.", "S22"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
@@ -80,7 +86,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    ids = [f"S{i:02d}" for i in range(1, 22)]
+    ids = [f"S{i:02d}" for i in range(1, 23)]
     sources = [Source(s, f"Source {s}", URLS.get(s, f"https://example.org/{s}")) for s in ids]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
@@ -262,6 +268,10 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("the list's own later item", "In the ancillary market, battery revenue more than tripled to EUR 310m in 2024 [S02].", []),
     ("a level, against a list of changes that shares its words",
      "In the fleet data, operational capacity was 4.8 GW at end-2025 [S21].", []),
+    ("another figure of the fact, the words right by the number many facts' words, all of the other's",
+     "At full operation the contracts imply roughly EUR 41m a year in availability payments [S22].", ["EUR 41m"]),
+    ("the figure those words are about",
+     "At full operation the contracts imply roughly EUR 135m a year in availability payments [S22].", []),
     ("'add that' reports, it states no change",
      "Supporters would add that the fleet held 4.8 GW at end-2025 [S01].", []),
     ("the sentence before, referred to",
