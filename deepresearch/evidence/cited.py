@@ -13,11 +13,10 @@ sources' publishers left out: they say who counts, not what).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from deepresearch.evidence.aboutness import CONTAINS, conflict, timely
+from deepresearch.evidence.aboutness import CONTAINS, conflict, rival
 from deepresearch.evidence.arithmetic import Operand, operands
 from deepresearch.evidence.binding import Bound, bind_text
 from deepresearch.evidence.number_match import same_value, years_text
@@ -178,7 +177,7 @@ class Evidence:
         loose = not claim.negated and not any(near & m.near for m in matches)
         for text in self.texts:
             for item in text:
-                shared = near & item.near if _rival(claim, item) else frozenset()
+                shared = near & item.near if rival(claim, item) else frozenset()
                 if len(self.distinctive(shared)) >= ours + margin or (loose and len(shared) >= 3):
                     return item
         return None
@@ -207,40 +206,6 @@ class Evidence:
 
 
 _WEIGHING = frozenset({"weight", "margin"})  # (stemmed: weights, margins)
-
-
-def _bound(item: Bound) -> bool:
-    """A number written as a bound or a divisor (`above 1 MW`, `1 MW or more`, `per 100,000`): no
-    item's figure."""
-    number = re.escape(item.text)
-    return bool(
-        re.search(
-            rf"(?:\b(?:per|above|over|below|under|than|least|exceeding)\s+|(?:[<>]=?|[≥≤])\s*){number}",
-            item.clause,
-        )
-        or re.search(
-            rf"{number}\s+(?:or|and)\s+(?:more|less|above|over|below|under|greater|higher|lower)\b",
-            item.clause,
-        )
-    )
-
-
-def _rival(claim: Bound, item: Bound) -> bool:
-    """A number that may be the one the claim's words are about instead: another value in its unit,
-    for its time, a level for a level and a change for a change, and not a threshold (`1 MW or
-    more`), a divisor (`per 100,000`) or another number of the claim's clause."""
-    q = item.quantity
-    if not q.claim or q.dimension != claim.quantity.dimension or same_value(claim.quantity, q):
-        return False
-    if {r.value for r in q.readings} & claim.beside or _bound(item) or item.change != claim.change:
-        return False
-    return _same_time(claim, item)
-
-
-def _same_time(claim: Bound, item: Bound) -> bool:
-    """An evidence number for the claim's time: timely, and for none of the claim's years only when
-    it names none (`0.3 GW in 2022` is not a rival to a figure loosely for 2025)."""
-    return timely(claim, item) and not (claim.years and item.years and not claim.years & item.years)
 
 
 def _restates(item: Bound, taken: Collection[Bound]) -> bool:
