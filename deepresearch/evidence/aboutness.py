@@ -16,6 +16,9 @@ they are about (evidence/binding.py):
   distribution 1.7 GW` is not a transmission figure; a word of the claim that many texts use, like
   `installations`, does not make it about `stated`); nor, when none of its words is about this
   number, what at least two of them say of another fact's number.
+
+And which number of another value may be what a claim's words are about instead (`rival`: its unit,
+its time, a level for a level and a change for a change; evidence/cited.py weighs the words).
 """
 
 from __future__ import annotations
@@ -234,3 +237,37 @@ def conflict(
         said = ", ".join(sorted(other.terms & claim.terms))
         return f'{who}, but not for "{said}": {other.origin} gives {other.text} for that'
     return ""
+
+
+def _bound(item: Bound) -> bool:
+    """A number written as a bound or a divisor (`above 1 MW`, `1 MW or more`, `per 100,000`): no
+    item's figure."""
+    number = re.escape(item.text)
+    return bool(
+        re.search(
+            rf"(?:\b(?:per|above|over|below|under|than|least|exceeding)\s+|(?:[<>]=?|[≥≤])\s*){number}",
+            item.clause,
+        )
+        or re.search(
+            rf"{number}\s+(?:or|and)\s+(?:more|less|above|over|below|under|greater|higher|lower)\b",
+            item.clause,
+        )
+    )
+
+
+def rival(claim: Bound, item: Bound) -> bool:
+    """A number that may be the one the claim's words are about instead: another value in its unit,
+    for its time, a level for a level and a change for a change, and not a threshold (`1 MW or
+    more`), a divisor (`per 100,000`) or another number of the claim's clause."""
+    q = item.quantity
+    if not q.claim or q.dimension != claim.quantity.dimension or same_value(claim.quantity, q):
+        return False
+    if {r.value for r in q.readings} & claim.beside or _bound(item) or item.change != claim.change:
+        return False
+    return _same_time(claim, item)
+
+
+def _same_time(claim: Bound, item: Bound) -> bool:
+    """An evidence number for the claim's time: timely, and for none of the claim's years only when
+    it names none (`0.3 GW in 2022` is not a rival to a figure loosely for 2025)."""
+    return timely(claim, item) and not (claim.years and item.years and not claim.years & item.years)

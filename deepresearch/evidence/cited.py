@@ -4,7 +4,11 @@ about; which of them states a claimed number for the same thing (evidence/aboutn
 When several state it, the one most about the claim wins: its year and the claim's distinctive
 words (those few of the texts use). When none of them shares a word with the claim, a number for the
 claim's own year with another value that is about the claim's distinctive words by a margin (one
-year or two words) shows the claim gives the wrong number for it. A claim whose one year is only its
+year or two words) shows the claim gives the wrong number for it. So does one of another value, for
+the claim's time, whose own phrase shares more of those words with the claim's phrase than any number
+with its value: by one word when the claim's phrase names nothing of those, else by two, or by three
+words that many texts use when it shares no word with their phrases (the words naming the cited
+sources' publishers left out: they say who counts, not what). A claim whose one year is only its
 context's, stated only by numbers for other years, is not grounded when evidence gives the same
 thing another value for that year (evidence/aboutness.py: `contemporary`). A number found only by rounding
 (`5 GW` for 4.8 GW), or only as a threshold (`minimum 2-hour`) for a claim that names none, is weaker
@@ -19,11 +23,12 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from deepresearch.evidence.aboutness import CONTAINS, conflict, contemporary, timely, written_as_bound
+from deepresearch.evidence.aboutness import CONTAINS, conflict, contemporary, rival, timely, written_as_bound
 from deepresearch.evidence.arithmetic import Operand, operands
 from deepresearch.evidence.binding import Bound, bind_text
 from deepresearch.evidence.eligible import may_state
 from deepresearch.evidence.number_match import as_coarse, exact, same_value, years_text
+from deepresearch.evidence.years import elsewhen
 
 
 @dataclass
@@ -34,6 +39,7 @@ class Evidence:
     weights: list[tuple[Bound, ...]] = field(default_factory=list)  # conflicts' evidence weights
     lends: bool = False  # a quoted table cell's bare digits may stand for a number with a unit
     dated: bool = False  # facts: a claim for its own year needs a fact that names a year
+    names: frozenset[str] = frozenset()  # words that name who publishes the cited sources
     _operands: list[Operand] | None = field(default=None, init=False, repr=False)
     _frequency: dict[str, int] | None = field(default=None, init=False, repr=False)
 
@@ -65,7 +71,7 @@ class Evidence:
     def with_weights(self, weights: Evidence) -> Evidence:
         """This evidence and the numbers of a conflict's evidence weights: they ground only bare
         numbers, and are never combined."""
-        return Evidence(self.texts, list(weights.texts), self.lends, self.dated)
+        return Evidence(self.texts, list(weights.texts), self.lends, self.dated, self.names)
 
     def operands(self) -> list[Operand]:
         """Every claim number of the texts as derivation operands."""
@@ -171,16 +177,26 @@ class Evidence:
 
     def _nearer(self, claim: Bound, matches: Sequence[Bound]) -> Bound | None:
         """A number of another value (its unit, the claim's years) that the words of the claim's own
-        phrase are about, by two distinctive words, more than about any number with its value (their
+        phrase are about, by distinctive words, more than about any number with its value (their
         phrases or their clauses): `discharged up to 9.3 GW` is not the 9.3 GW `demand peak` when a
-        cited fact's `discharge peaked at 2.9 GW`. Not for a sentence that says what its number
-        includes, nor against a threshold (`1 MW or more`) or a divisor (`per 100,000`)."""
+        cited fact's `discharge peaked at 2.9 GW`. By one word when the phrase says nothing of any
+        number with its value (and does not say what its number is not), else by two; or by three
+        words, distinctive or not, when it shares no word with their phrases. The words that name the
+        sources' publishers (`NCPA's count`) say who counts, not what. Not for a sentence that says
+        what its number includes."""
         if claim.column >= 0 or not claim.near or CONTAINS.search(claim.clause):
             return None
-        ours = max(len(self.distinctive(claim.near & (m.near | m.terms))) for m in matches)
-        return next(
-            (i for i in self._others(claim) if len(self.distinctive(claim.near & i.near)) >= ours + 2), None
-        )
+        near = claim.near - self.names
+        ours = max(len(self.distinctive(near & (m.near | m.terms))) for m in matches)
+        # (a claim placed against another time than its context's, `a year earlier`: its time is unsure)
+        margin = 2 if ours or claim.negated or (not claim.years and elsewhen(claim.clause)) else 1
+        loose = not claim.negated and not any(near & m.near for m in matches)
+        for text in self.texts:
+            for item in text:
+                shared = near & item.near if rival(claim, item) else frozenset()
+                if len(self.distinctive(shared)) >= ours + margin or (loose and len(shared) >= 3):
+                    return item
+        return None
 
     def _weakly_stated(self, claim: Bound, matches: Sequence[Bound]) -> Bound | None:
         """When the numbers with the claim's value state it only weakly, rounded to the claim's

@@ -28,9 +28,11 @@ def may_state(claim: Bound, item: Bound, taken: Collection[Bound] = ()) -> bool:
 
 def _restates(item: Bound, taken: Collection[Bound]) -> bool:
     """The figure of a taken number: its value in the same fact (a statement restates its quote), or
-    in another fact about two of the same words (the 9.3 GW `demand peak` of two notes is one figure)."""
+    in another fact about two of the same words (the 9.3 GW `demand peak` of two notes is one figure)
+    or whose own phrase shares a word with the taken one's (two facts' `discharged up to 2.9 GW`)."""
     return any(
-        same_value(t.quantity, item.quantity) and (t.origin == item.origin or len(t.terms & item.terms) >= 2)
+        same_value(t.quantity, item.quantity)
+        and (t.origin == item.origin or len(t.terms & item.terms) >= 2 or bool(t.near & item.near))
         for t in taken
     )
 

@@ -2,9 +2,10 @@
 109k and 113k`.
 
 In a list (numbers separated only by `,` `;` `/` `and`; a unit written after two or more numbers
-ends it: `0.9 and 4.8 GW and 1.6 and 11.5 GWh` are two lists), the bare numbers take the unit of the
-last number when it has one, or else of the first. A bare number followed by a noun of its own (`11.5
-GWh, 87 installations`) is a count, and keeps no unit.
+ends it: `0.9 and 4.8 GW and 1.6 and 11.5 GWh` are two lists), the numbers without a unit take the unit
+of the last number when it has one, or else of the first: a bare number its scale too, one written with
+a scale of its own (`EUR 340m, 410m and 520m`) only the unit. A number followed by a noun of its own
+(`11.5 GWh, 87 installations`) is a count, and keeps no unit.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ _OWN_NOUN = re.compile(
 
 
 def _with_unit(bare: Quantity, model: Quantity) -> Quantity:
-    """`bare` in the unit and scale of `model`."""
+    """`bare` in the unit and scale of `model` (its own scale, when it writes one: `410m`)."""
+    if not bare.plain:
+        return replace(bare, dimension=model.dimension)
     factor = model.readings[0].value / model.bare[0].value
     scaled = tuple(
         replace(r, value=r.value * factor, step=r.step * factor, exact=r.exact * factor) for r in bare.bare
@@ -34,7 +37,7 @@ def _gives_unit(q: Quantity) -> bool:
 
 
 def _takes_unit(text: str, q: Quantity) -> bool:
-    return q.plain and not _OWN_NOUN.match(text, q.end)
+    return not q.dimension and not _OWN_NOUN.match(text, q.end)
 
 
 def _runs(text: str, found: list[Quantity]) -> list[list[int]]:

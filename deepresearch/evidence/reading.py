@@ -144,12 +144,23 @@ class Reading:
 
     def _near(self, q: Quantity, clause: Clause, sentence: Clause) -> frozenset[str]:
         """The words of the number's own phrase: from the last break after the number before it in
-        its sentence (none: from its clause's start), and on to the first break after it."""
+        its sentence (none: from its clause's start), and on to the first break after it. A list's
+        later item with no word between it and the item before in its unit (`revenues were EUR 95m
+        (2022), EUR 180m (2023)`) is about the same thing: it has that item's words before it."""
         numbers = [p for p in self.found if p.claim and sentence[0] <= p.start < sentence[1]]
         before = max((p.end for p in numbers if p.end <= q.start), default=-1)
         after = min((p.start for p in numbers if p.start >= q.end), default=sentence[1])
+        tail = terms_of(_TAIL_BREAK.split(self.text[q.end : after], 1)[0])
+        previous = next((p for p in numbers if p.end == before), None)
+        if (
+            previous is not None
+            and previous.dimension == q.dimension
+            and not terms_of(self.text[before : q.start])
+        ):
+            home = next(c for c in clauses_of(self.text, *sentence) if c[0] <= previous.start < c[1])
+            return self._near(previous, home, sentence) | tail
         lead = self.text[clause[0] : q.start] if before < 0 else _after_break(self.text[before : q.start])
-        return terms_of(lead) | terms_of(_TAIL_BREAK.split(self.text[q.end : after], 1)[0])
+        return terms_of(lead) | tail
 
     def _forecast(self, q: Quantity, items: list[Clause], clause: Clause) -> bool:
         """A forecast's or scenario's number (evidence/forecasts.py): the words of its item up to it

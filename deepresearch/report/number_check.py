@@ -20,12 +20,14 @@ from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, replace
+from urllib.parse import urlparse
 
 from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.cited import Evidence
 from deepresearch.evidence.consistency import backwards, contradictions
 from deepresearch.evidence.judge import Judgement, judge_together, missing_numbers
 from deepresearch.evidence.quantities import Quantity, quantities
+from deepresearch.evidence.terms import terms_of
 from deepresearch.report.blocks import Block
 from deepresearch.report.number_scope import Scope, scopes
 from deepresearch.report.violation import Violation
@@ -48,6 +50,19 @@ class Judged:
     def quantity(self) -> Quantity:
         """The number as read."""
         return self.bound.quantity
+
+
+# Labels of a web address's host that name no publisher: `www.stats.gov.vl` is the statistics office's.
+_GENERIC_HOST = frozenset({"www", "gov", "org", "com", "net", "edu", "co", "ac", "example"})
+
+
+def publishers(doc: TaskDoc, sources: Collection[str]) -> frozenset[str]:
+    """The words that name who publishes the sources: their web addresses' hosts (`ncpa.example`),
+    top-level domain and generic labels aside."""
+    hosts = [(urlparse(s.url).hostname or "").split(".")[:-1] for s in doc.sources if s.id in sources]
+    return terms_of(
+        " ".join(label.replace("-", " ") for h in hosts for label in h if label not in _GENERIC_HOST)
+    )
 
 
 def counts(fact: Fact) -> bool:
@@ -90,7 +105,8 @@ class FactEvidence:
         """The evidence of every fact (that counts) of the sources, and of their conflicts."""
         if sources not in self._cited:
             facts = {f.id: f for s in sorted(sources) for f in self.by_source.get(s, []) if counts(f)}
-            evidence = Evidence([text for f in facts.values() for text in self.of_fact(f).texts], dated=True)
+            texts = [text for f in facts.values() for text in self.of_fact(f).texts]
+            evidence = Evidence(texts, dated=True, names=publishers(self.doc, sources))
             weights = [(c.id, c.weights) for c in self.doc.conflicts if set(c.facts) & set(facts)]
             self._cited[sources] = evidence.with_weights(Evidence.read(weights))
         return self._cited[sources]

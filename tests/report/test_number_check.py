@@ -61,19 +61,41 @@ FACTS = [
      "S21"),
     ("Fact-031", "Average duration rose from 1.8 h in 2021 to 2.4 h in 2025, which the bulletin links to the "
                  "auctions' minimum 2-hour requirement.", "S20"),
+    # a pipeline told in two facts (S22): only the second names the first item's words by its number
+    ("Fact-033", "Storage projects: 2.3 GW in 29 projects was under construction at end-2025; a further "
+                 "3.9 GW in 47 projects was permitted.", "S22"),
+    ("Fact-034", "Storage pipeline at end-2025: 2.3 GW was under construction.", "S22"),
+    # an industry body's counts (S23, published at ncpa.example): its name is in every fact
+    ("Fact-035", "NCPA members operated 71,500 public connectors at the end of 2025 and 60,200 a year "
+                 "earlier; a point often carries two or three connectors.", "S23"),
+    ("Fact-036", "NCPA members installed 2,900 new high-power connectors in 2025.", "S23"),
+    # a register's additions by year and its fleet (S24)
+    ("Fact-037", "Official net additions of operational grid-scale battery power capacity were 0.3 GW in "
+                 "2022, 0.9 GW in 2023 and 1.4 GW in 2025.", "S24"),
+    ("Fact-038", "Year-end 2025 fleet was 4.8 GW in 87 installations.", "S24"),
+    # a ministry's contracts (S25): every fact speaks of availability payments at full operation
+    ("Fact-039", "At full operation, the contracts imply annual availability payments of about EUR 135 million "
+                 "a year (0.7 GW x 58,400 EUR/MW/yr = about EUR 40.9m for round 1).", "S25"),
+    ("Fact-040", "Availability payments at full operation are set per MW per year in each contract.", "S25"),
+    ("Fact-041", "Round 1 availability payments start at full operation of each contract.", "S25"),
+    ("Fact-042", "Full operation of all contracts brings availability payments to their peak.", "S25"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
     "Fact-018": "The fleet grew from 3.4 GW at the end of 2024 - an increase of 1.4 GW in one year.",
     "Fact-022": "Battery storage discharged up to 2.9 GW during the evening peak.",
+    "Fact-035": "Our members operated 71,500 public connectors at the end of 2025, against 60,200 a year earlier.",
+    "Fact-036": "Members installed 2,900 new high-power connectors in 2025.",
 }
+URLS = {"S23": "https://ncpa.example/network-2025"}  # the others: example.org, which names no publisher
 
 
 def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 22)]
+    ids = [f"S{i:02d}" for i in range(1, 26)]
+    sources = [Source(s, f"Source {s}", URLS.get(s, f"https://example.org/{s}")) for s in ids]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
         "CONF-1", "End-2025 capacity", ["Fact-003", "Fact-008"], preferred="Fact-003",
@@ -187,6 +209,16 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a value written twice, which the cited fact states once",
      "Batteries discharged up to 9.3 GW during the 9.3 GW demand peak [S12].", ["9.3 GW"]),
     ("two values, each stated once", "Batteries discharged up to 2.9 GW during the 9.3 GW demand peak [S12].", []),
+    ("a list's item with a scale of its own, in the list's currency (not 91 MW)",
+     "The totals were EUR 340m, 91m and 520m [S02][S15].", ["91m"]),
+    ("a list's items with a scale of their own, in the list's currency",
+     "Total grid spend was EUR 340m and 520m in 2022 and 2024 [S14].", []),
+    ("a value written twice, which two cited facts state once each for the same thing",
+     "Batteries discharged up to 2.9 GW during the record 2.9 GW peak [S12][S13].", ["2.9 GW"]),
+    ("two values, each stated by two cited facts",
+     "Batteries discharged up to 2.9 GW during the record 9.3 GW peak [S12][S13].", []),
+    ("a value written twice, which two cited facts state for two things",
+     "Round 2 awarded 0.9 GW in May 2024, while net additions were 0.9 GW in 2023 [S01][S04].", []),
     ("a value written twice, which the cited fact's statement and its quote state once",
      "The 2.9 GW demand peak came as batteries discharged up to 2.9 GW [S12].", ["2.9 GW"]),
     ("two values, one of them in the fact's statement and its quote",
@@ -211,8 +243,9 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a change written against its facts' years", "Battery revenue went from EUR 310m to EUR 95m [S02].",
      ["EUR 310m", "EUR 95m"]),
     ("a change written with its facts' years", "Battery revenue went from EUR 95m to EUR 310m [S02].", []),
+    # (the second 1.4 GW is about net additions too, which the fact that states the first gives once)
     ("a change from a value to itself that no fact gives for two years (two facts give it once each)",
-     "Net additions went from 1.4 GW to 1.4 GW [S01][S09].", ["1.4 GW", "1.4 GW"]),
+     "Net additions went from 1.4 GW to 1.4 GW [S01][S09].", ["1.4 GW"]),
     ("a chain of changes whose last step runs against its facts' years",
      "Battery revenue rose from EUR 95m to EUR 310m to EUR 180m [S02].", ["EUR 310m", "EUR 180m"]),
     ("a chain of changes with its facts' years",
@@ -227,6 +260,26 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "Batteries discharged up to 9.3 GW during the record peak [S12][S18].", ["9.3 GW"]),
     ("the figure the words right by the number are about",
      "Batteries discharged up to 2.9 GW during the record peak [S12][S18].", []),
+    ("another fact's figure, the words right by the number naming nothing of the item with its value",
+     "The only figures ahead are forward-looking: 3.9 GW under construction in 29 projects [S22].", ["3.9 GW"]),
+    ("the figure the words right by the number are about, stated by both facts",
+     "The only figures ahead are forward-looking: 2.3 GW under construction in 29 projects [S22].", []),
+    ("a list's item, named by its own word, against an item whose words the claim shares more of",
+     "The Southern Region held 1.3 GW at end-2025 [S01].", []),
+    ("a figure whose only words by another figure name the source's publisher (NCPA's)",
+     "NCPA's connector count rose from 60,200 to 71,500 in 2025 [S23].", []),
+    ("a figure loosely for its year, against another year's figure that shares its words",
+     "Figures for end-2025 differ. Only the 4.8 GW is a validated measurement of operational capacity [S24].",
+     []),
+    ("a list's later item is about what the list's first item is (another fact's total is not its figure)",
+     "In the ancillary market, battery revenue more than tripled to EUR 520m in 2024 [S02].", ["EUR 520m"]),
+    ("the list's own later item", "In the ancillary market, battery revenue more than tripled to EUR 310m in 2024 [S02].", []),
+    ("a level, against a list of changes that shares its words",
+     "In the fleet data, operational capacity was 4.8 GW at end-2025 [S24].", []),
+    ("another figure of the fact, the words right by the number many facts' words, all of the other's",
+     "At full operation the contracts imply roughly EUR 41m a year in availability payments [S25].", ["EUR 41m"]),
+    ("the figure those words are about",
+     "At full operation the contracts imply roughly EUR 135m a year in availability payments [S25].", []),
     ("'add that' reports, it states no change",
      "Supporters would add that the fleet held 4.8 GW at end-2025 [S01].", []),
     ("the sentence before, referred to",
