@@ -96,6 +96,7 @@ def bind_row(
     numbers = [quantities(cell, claims_only=True) for cell in cells]
     label_text = " ".join(cell for cell, found in zip(cells, numbers, strict=True) if not found)
     label_years, headed = years_in(label_text), years_in(" ".join(header))
+    label = terms_of(label_text)
     heads = [
         (terms_of(header[i]), {q.dimension for q in found})
         for i, found in enumerate(numbers)
@@ -117,7 +118,9 @@ def bind_row(
             others = frozenset().union(
                 *(words for words, dims in heads if own and words != own and b.quantity.dimension in dims)
             )
-            bound.append(replace(b, column=index, loose=loose, header=own - others, columns=others - own))
+            bound.append(replace(
+                b, column=index, loose=loose, header=own - others, columns=others - own, label=label
+            ))  # fmt: skip
     return bound
 
 

@@ -79,6 +79,17 @@ FACTS = [
     ("Fact-040", "Availability payments at full operation are set per MW per year in each contract.", "S25"),
     ("Fact-041", "Round 1 availability payments start at full operation of each contract.", "S25"),
     ("Fact-042", "Full operation of all contracts brings availability payments to their peak.", "S25"),
+    # a grid operator's spend by year (S30): three totals and three shares, each list in year order
+    ("Fact-060", "The operator's total ancillary spend was EUR 340m (2022), EUR 410m (2023) and EUR 520m "
+                 "(2024); battery operators' share rose from about 28% to 44% to 60%.", "S30"),
+    ("Fact-061", "Gas's share of the ancillary market fell from about 47% to about 23%.", "S30"),
+    # a price series by year and revenues by year (S31)
+    ("Fact-062", "Average pack prices were 210 EUR/kWh (2022), 178 EUR/kWh (2023), 152 EUR/kWh (2024) and "
+                 "130 EUR/kWh (2025).", "S31"),
+    ("Fact-063", "Battery operators' revenue was EUR 95m in 2022 and EUR 310m in 2024.", "S31"),
+    # auction rounds and their total (S32)
+    ("Fact-064", "Round 3 awarded 1.0 GW to 16 projects in February 2025.", "S32"),
+    ("Fact-065", "The auction rounds under the Act: total 2.6 GW / 41 projects.", "S32"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
@@ -94,7 +105,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    ids = [f"S{i:02d}" for i in range(1, 26)]
+    ids = [f"S{i:02d}" for i in range(1, 40)]
     sources = [Source(s, f"Source {s}", URLS.get(s, f"https://example.org/{s}")) for s in ids]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
@@ -280,6 +291,20 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "At full operation the contracts imply roughly EUR 41m a year in availability payments [S25].", ["EUR 41m"]),
     ("the figure those words are about",
      "At full operation the contracts imply roughly EUR 135m a year in availability payments [S25].", []),
+    ("a list's item in a cited list's order, another text's figure at its place (28% is the first year's)",
+     "Battery operators' share rose from about 23% to 44% to 60% [S30].", ["23%"]),
+    ("a list's item in a cited list's order, each at its place",
+     "Battery operators' share rose from about 28% to 44% to 60% (totals of EUR 340m, 410m and 520m) [S30].", []),
+    ("from a to b between two years, after single years of other numbers: the range's end, not the 2024 price",
+     "Revenue rose from EUR 95m in 2022 to EUR 310m in 2024, and pack prices fell from 210 to 152 EUR/kWh "
+     "between 2022 and 2025 [S31].", ["152 EUR"]),
+    ("from a to b between two years: its ends",
+     "Revenue rose from EUR 95m in 2022 to EUR 310m in 2024, and pack prices fell from 210 to 130 EUR/kWh "
+     "between 2022 and 2025 [S31].", []),
+    ("a total row, a part's figure",
+     "| Round | Capacity | Projects |\n| --- | --- | --- |\n| Total | 1.0 GW [S32] | 16 [S32] |\n", ["1.0 GW", "16"]),
+    ("a total row, the total", "| Round | Capacity | Projects |\n| --- | --- | --- |\n| 3 | 1.0 GW [S32] | - |\n"
+     "| Total | 2.6 GW [S32] | 41 [S32] |\n", []),
     ("'add that' reports, it states no change",
      "Supporters would add that the fleet held 4.8 GW at end-2025 [S01].", []),
     ("the sentence before, referred to",

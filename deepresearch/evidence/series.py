@@ -1,0 +1,64 @@
+"""A list's item told apart by its place: a sentence's numbers of one unit written in the order a
+cited text writes its own.
+
+When a sentence writes three or more numbers of one unit (`from about 28% to 44% to 60%`, `totals of
+EUR 340m, 410m and 520m`) and a cited text writes numbers of that unit in which every other of them
+stands, in the same order and one after the other, the item is the text's number at its place (the
+year or row that text gives it): a claim with another value there is that list's item, changed, even
+when another text states its value for something else (`23%`, gas's share, for a list of battery
+shares whose first is 28%). Only prose: a table row's cells are told apart by their headers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from deepresearch.evidence.binding import Bound
+from deepresearch.evidence.cited import Evidence
+from deepresearch.evidence.number_match import same_value
+
+_LEAST = 3  # two other items in order are needed to place one: two alone may be a part of a series
+
+
+def misplaced(claims: Sequence[Bound], evidence: Evidence) -> dict[int, str]:
+    """The claims (by index) whose place in a list of their sentence a cited text's list fills with
+    another value, and why."""
+    out: dict[int, str] = {}
+    for index, claim in enumerate(claims):
+        if claim.column >= 0 or not claim.quantity.claim or not claim.quantity.dimension:
+            continue
+        items = [c for c in claims if c.quantity.claim and c.quantity.dimension == claim.quantity.dimension]
+        if len(items) < _LEAST:
+            continue
+        rival = _at_place(items, items.index(claim), evidence)
+        if rival is not None:
+            out[index] = f"{rival.origin} writes this list in the same order, with {rival.text} at its place"
+    return out
+
+
+def _at_place(items: Sequence[Bound], place: int, evidence: Evidence) -> Bound | None:
+    """The number of a cited text at the claim's place in the list the other items align with,
+    when it has another value and no text's aligned list has the claim's value there."""
+    rival: Bound | None = None
+    claim = items[place]
+    for text in evidence.texts:
+        row = [b for b in text if b.quantity.claim and b.quantity.dimension == claim.quantity.dimension]
+        for shift in range(-place, len(row) - place):
+            if not _aligned(items, place, row, shift):
+                continue
+            there = row[place + shift]
+            if same_value(claim.quantity, there.quantity):
+                return None  # (a text writes the claim's value at its place)
+            rival = rival or there
+    return rival
+
+
+def _aligned(items: Sequence[Bound], place: int, row: Sequence[Bound], shift: int) -> bool:
+    """Every item but the one at `place` has the value of the text's number `shift` places on."""
+    for j, item in enumerate(items):
+        if j == place:
+            continue
+        k = j + shift
+        if not 0 <= k < len(row) or not same_value(item.quantity, row[k].quantity):
+            return False
+    return True
