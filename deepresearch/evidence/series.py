@@ -1,12 +1,15 @@
 """A list's item told apart by its place: a sentence's numbers of one unit written in the order a
 cited text writes its own.
 
-When a sentence writes three or more numbers of one unit (`from about 28% to 44% to 60%`, `totals of
-EUR 340m, 410m and 520m`) and a cited text writes numbers of that unit in which every other of them
+When a sentence writes three or more numbers of one unit as a list, its items' words written once
+(`from about 28% to 44% to 60%`, `totals of EUR 340m, 410m and 520m`; not `importing 1,050 MW ...
+~1,600 MW load shed`), and a cited text writes numbers of that unit in which every other of them
 stands, in the same order and one after the other, the item is the text's number at its place (the
 year or row that text gives it): a claim with another value there is that list's item, changed, even
 when another text states its value for something else (`23%`, gas's share, for a list of battery
-shares whose first is 28%). Only prose: a table row's cells are told apart by their headers.
+shares whose first is 28%). A table row's cells likewise, against a quoted row in the same order
+(`| 2024 | 39,500 | 31,300 | 4,900 | 3,300 |`: the HPC column's 3,300 is not the DC column's 4,900).
+Bare numbers only in a table, where the header gives their unit.
 """
 
 from __future__ import annotations
@@ -25,11 +28,11 @@ def misplaced(claims: Sequence[Bound], evidence: Evidence) -> dict[int, str]:
     another value, and why."""
     out: dict[int, str] = {}
     for index, claim in enumerate(claims):
-        if claim.column >= 0 or not claim.quantity.claim or not claim.quantity.dimension:
+        if not claim.quantity.claim or not (claim.quantity.dimension or claim.column >= 0):
             continue
         items = [c for c in claims if c.quantity.claim and c.quantity.dimension == claim.quantity.dimension]
-        if len(items) < _LEAST:
-            continue
+        if len(items) < _LEAST or any(not i.near <= items[0].near for i in items[1:]):
+            continue  # (a list writes its items' words once: `1,050 MW ... ~1,600 MW load shed` is none)
         rival = _at_place(items, items.index(claim), evidence)
         if rival is not None:
             out[index] = f"{rival.origin} writes this list in the same order, with {rival.text} at its place"

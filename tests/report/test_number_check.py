@@ -90,8 +90,18 @@ FACTS = [
     # auction rounds and their total (S32)
     ("Fact-064", "Round 3 awarded 1.0 GW to 16 projects in February 2025.", "S32"),
     ("Fact-065", "The auction rounds under the Act: total 2.6 GW / 41 projects.", "S32"),
+    # a charging registry's table (S33), quoted by row; a bulletin's yearly growth by unit (S34)
+    ("Fact-066", "AC points (up to 22 kW): 25,900 in 2023 and 31,300 in 2024.", "S33"),
+    ("Fact-067", "DC points (50-149 kW): 3,800 in 2023 and 4,900 in 2024.", "S33"),
+    # a grid event (S35): two losses and their total; the load shed after
+    ("Fact-069", "In the 14 Nov 2022 event, the combined loss of North Link (1,050 MW) and Harlow Bay (410 MW), 1,460 MW in total, exceeded "
+                 "the largest infeed loss secured against.", "S35"),
+    ("Fact-070", "In the 14 Nov 2022 event, load shedding disconnected about 1,600 MW of demand.", "S35"),
+    ("Fact-068", "End-2025: 4.8 GW = 4,800 MW; 11.5 GWh = 11,500 MWh. YoY: MW +41% (stated), MWh +51% (computed).",
+     "S34"),
 ]  # fmt: skip
 QUOTES = {
+    "Fact-066": "| 2024 | 39,500 | 31,300 | 4,900 | 3,300 |",
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
     "Fact-018": "The fleet grew from 3.4 GW at the end of 2024 - an increase of 1.4 GW in one year.",
     "Fact-022": "Battery storage discharged up to 2.9 GW during the evening peak.",
@@ -301,6 +311,19 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("from a to b between two years: its ends",
      "Revenue rose from EUR 95m in 2022 to EUR 310m in 2024, and pack prices fell from 210 to 130 EUR/kWh "
      "between 2022 and 2025 [S31].", []),
+    ("a table row's cell in a quoted row's order, another column's figure at its place",
+     "| Year | All | AC | DC | HPC |\n| --- | --- | --- | --- | --- |\n"
+     "| 2024 | 39,500 [S33] | 31,300 [S33] | 4,900 [S33] | 4,900 [S33] |\n", ["4,900"]),
+    ("a table row's cells in a quoted row's order, each at its place",
+     "| Year | All | AC | DC | HPC |\n| --- | --- | --- | --- | --- |\n"
+     "| 2024 | 39,500 [S33] | 31,300 [S33] | 4,900 [S33] | 3,300 [S33] |\n", []),
+    ("three numbers of one unit that are no list (each its own words), against a cited list",
+     "| Date | Event | Impact | Source |\n| --- | --- | --- | --- |\n| 14 Nov 2022 | North Link trips while "
+     "importing 1,050 MW, then Harlow Bay (410 MW) | ~1,600 MW load shed | [S35] |\n", []),
+    ("a clause with no subject of its own, another unit's growth",
+     "Growth in power peaked in 2023 and slowed to +51% in 2025 [S34].", ["51%"]),
+    ("a clause with no subject of its own, its subject's growth",
+     "Growth in power peaked in 2023 and slowed to +41% in 2025 [S34].", []),
     ("a total row, a part's figure",
      "| Round | Capacity | Projects |\n| --- | --- | --- |\n| Total | 1.0 GW [S32] | 16 [S32] |\n", ["1.0 GW", "16"]),
     ("a total row, the total", "| Round | Capacity | Projects |\n| --- | --- | --- |\n| 3 | 1.0 GW [S32] | - |\n"
