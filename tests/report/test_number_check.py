@@ -97,6 +97,9 @@ FACTS = [
     ("Fact-069", "In the 14 Nov 2022 event, the combined loss of North Link (1,050 MW) and Harlow Bay (410 MW), 1,460 MW in total, exceeded "
                  "the largest infeed loss secured against.", "S35"),
     ("Fact-070", "In the 14 Nov 2022 event, load shedding disconnected about 1,600 MW of demand.", "S35"),
+    # an operator's spend by provider (S36): the changes 2022-2024, rises and falls, and their net sum
+    ("Fact-071", "Changes in ancillary spend over 2022-2024 (EUR m): batteries +215m, gas -40m, hydro -10m = "
+                 "+180m net rise.", "S36"),
     ("Fact-068", "End-2025: 4.8 GW = 4,800 MW; 11.5 GWh = 11,500 MWh. YoY: MW +41% (stated), MWh +51% (computed).",
      "S34"),
 ]  # fmt: skip
@@ -320,6 +323,10 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("three numbers of one unit that are no list (each its own words), against a cited list",
      "| Date | Event | Impact | Source |\n| --- | --- | --- | --- |\n| 14 Nov 2022 | North Link trips while "
      "importing 1,050 MW, then Harlow Bay (410 MW) | ~1,600 MW load shed | [S35] |\n", []),
+    ("a net growth, stated only by a fall", "Batteries took almost all of the EUR 10m net growth in spending [S36].",
+     ["EUR 10m"]),
+    ("a net growth, stated by the net rise",
+     "Batteries took almost all of the EUR 180m net growth in spending [S36].", []),
     ("a clause with no subject of its own, another unit's growth",
      "Growth in power peaked in 2023 and slowed to +51% in 2025 [S34].", ["51%"]),
     ("a clause with no subject of its own, its subject's growth",
