@@ -29,15 +29,15 @@ def may_state(claim: Bound, item: Bound, taken: Collection[Bound] = ()) -> bool:
 
 
 # (stemmed) words that give a number as a whole: `total 2.6 GW`, `across the three rounds`, `in all`
-_WHOLE = frozenset({"total", "sum", "combin", "altogether", "overall", "cumulativ", "across", "together"})
+WHOLE = frozenset({"total", "sum", "combin", "altogether", "overall", "cumulativ", "across", "together"})
 
 
 def _a_part(item: Bound, claim: Bound) -> bool:
     """A table row whose label names a whole (`| Total | - | 2.6 GW | 41 |`) states the total: not a
     number that the evidence gives as none, a part's figure (`round 3 awarded 1.0 GW`)."""
-    if not claim.label & _WHOLE:
+    if not claim.label & WHOLE:
         return False
-    return not (item.terms | item.near | terms_of(item.clause) | item.label) & _WHOLE
+    return not (item.terms | item.near | terms_of(item.clause) | item.label) & WHOLE
 
 
 def _restates(item: Bound, taken: Collection[Bound]) -> bool:

@@ -3,7 +3,7 @@ cited text writes its own.
 
 When a sentence writes three or more numbers of one unit as a list, its items' words written once
 (`from about 28% to 44% to 60%`, `totals of EUR 340m, 410m and 520m`; not `importing 1,050 MW ...
-~1,600 MW load shed`), and a cited text writes numbers of that unit in which every other of them
+~1,600 MW load shed`; it may close with their total: `..., 6.2 GW in total`), and a cited text writes numbers of that unit in which every other of them
 stands, in the same order and one after the other, the item is the text's number at its place (the
 year or row that text gives it): a claim with another value there is that list's item, changed, even
 when another text states its value for something else (`23%`, gas's share, for a list of battery
@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.cited import Evidence
+from deepresearch.evidence.eligible import WHOLE
 from deepresearch.evidence.number_match import same_value
 
 _LEAST = 3  # two other items in order are needed to place one: two alone may be a part of a series
@@ -31,7 +32,7 @@ def misplaced(claims: Sequence[Bound], evidence: Evidence) -> dict[int, str]:
         if not claim.quantity.claim or not (claim.quantity.dimension or claim.column >= 0):
             continue
         items = [c for c in claims if c.quantity.claim and c.quantity.dimension == claim.quantity.dimension]
-        if len(items) < _LEAST or any(not i.near <= items[0].near for i in items[1:]):
+        if len(items) < _LEAST or any(i.near - items[0].near - WHOLE for i in items[1:]):
             continue  # (a list writes its items' words once: `1,050 MW ... ~1,600 MW load shed` is none)
         rival = _at_place(items, items.index(claim), evidence)
         if rival is not None:

@@ -100,6 +100,10 @@ FACTS = [
     # an operator's spend by provider (S36): the changes 2022-2024, rises and falls, and their net sum
     ("Fact-071", "Changes in ancillary spend over 2022-2024 (EUR m): batteries +215m, gas -40m, hydro -10m = "
                  "+180m net rise.", "S36"),
+    # a pipeline and its total (S37), and a blog's figure for it
+    ("Fact-072", "Pipeline at end-2025: 2.3 GW in 29 projects under construction, 3.9 GW in 47 projects "
+                 "permitted, 6.2 GW in total.", "S37"),
+    ("Fact-073", "A blog post reported 3.1 GW permitted at end-2025.", "S37"),
     ("Fact-068", "End-2025: 4.8 GW = 4,800 MW; 11.5 GWh = 11,500 MWh. YoY: MW +41% (stated), MWh +51% (computed).",
      "S34"),
 ]  # fmt: skip
@@ -323,6 +327,12 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("three numbers of one unit that are no list (each its own words), against a cited list",
      "| Date | Event | Impact | Source |\n| --- | --- | --- | --- |\n| 14 Nov 2022 | North Link trips while "
      "importing 1,050 MW, then Harlow Bay (410 MW) | ~1,600 MW load shed | [S35] |\n", []),
+    ("a list that closes with its total, an item out of its place",
+     "At end-2025, 2.3 GW in 29 projects was under construction and 3.1 GW in 47 projects was permitted, "
+     "6.2 GW in total [S37].", ["3.1 GW"]),
+    ("a list that closes with its total, each at its place",
+     "At end-2025, 2.3 GW in 29 projects was under construction and 3.9 GW in 47 projects was permitted, "
+     "6.2 GW in total [S37].", []),
     ("a net growth, stated only by a fall", "Batteries took almost all of the EUR 10m net growth in spending [S36].",
      ["EUR 10m"]),
     ("a net growth, stated by the net rise",
