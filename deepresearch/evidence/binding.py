@@ -13,7 +13,8 @@ in the text it is written in, to:
   of where it started (`from 3.4 GW at the end of 2024, an increase of 1.4 GW`). Their **strength**: 2 for its own, 1 for
   the one year of a sentence's opening clause (`In 2024, ...`) or, for evidence, of its sentence,
   0 for a looser guess (evidence/aboutness.py says when years conflict).
-- **terms** (evidence/terms.py): what the number is a number of; and the words of its own phrase
+- **terms** (evidence/terms.py): what the number is a number of (a derivation's input, `(derived: 105
+  against 290)`: its own clause's words, or its sentence's when it has none); and the words of its own phrase
   (`near`): those between it and the breaks (punctuation, `during`, `at`, `to`, `and`...) nearest it
   on either side, up to the numbers either side (`discharged up to 2.9 GW during the record 9.3 GW
   peak`: `discharged` is the 2.9 GW's, `record peak` the 9.3 GW's).

@@ -104,6 +104,9 @@ FACTS = [
     ("Fact-072", "Pipeline at end-2025: 2.3 GW in 29 projects under construction, 3.9 GW in 47 projects "
                  "permitted, 6.2 GW in total.", "S37"),
     ("Fact-073", "A blog post reported 3.1 GW permitted at end-2025.", "S37"),
+    # points by region (S38): a count and a density per region
+    ("Fact-074", "Public points at the end of 2025 by region: Capital 17,900 (290 per 100,000 residents), "
+                 "North 6,100 (105), Coast 11,400 (180).", "S38"),
     ("Fact-068", "End-2025: 4.8 GW = 4,800 MW; 11.5 GWh = 11,500 MWh. YoY: MW +41% (stated), MWh +51% (computed).",
      "S34"),
 ]  # fmt: skip
@@ -333,6 +336,11 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a list that closes with its total, each at its place",
      "At end-2025, 2.3 GW in 29 projects was under construction and 3.9 GW in 47 projects was permitted, "
      "6.2 GW in total [S37].", []),
+    ("a derivation's input with no words of its own, another region's count",
+     "The North had about a third of the Capital's density per resident (derived: 11,400 against 290) [S38].",
+     ["11,400"]),
+    ("a derivation's inputs with no words of its own, the sentence's regions",
+     "The North had about a third of the Capital's density per resident (derived: 105 against 290) [S38].", []),
     ("a net growth, stated only by a fall", "Batteries took almost all of the EUR 10m net growth in spending [S36].",
      ["EUR 10m"]),
     ("a net growth, stated by the net rise",
