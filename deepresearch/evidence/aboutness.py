@@ -12,12 +12,19 @@ they are about (evidence/binding.py):
   distribution 1.7 GW` is not a transmission figure; a word of the claim that many texts use, like
   `installations`, does not make it about `stated`); nor, when none of its words is about this
   number, what at least two of them say of another fact's number.
+
+A number no evidence states is not derived when the evidence gives another value for the same thing
+(`rival`): its kind (change or level), its years (all of them, when its own), and at least two of its
+distinctive words (`frequency deviations beyond ±200 mHz fell to 4 in 2024` when a fact gives 3 for
+them in 2024: the sentence gives the wrong figure, not an arithmetic of others); not a value its
+sentence states too, nor for a change that the words right by it make one (`0.6 GW more`, `up 0.6
+GW`): those are differences of figures, not the figure of their thing.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.number_match import same_value, years_text
@@ -175,3 +182,35 @@ def conflict(
         said = ", ".join(sorted(other.terms & claim.terms))
         return f'{who}, but not for "{said}": {other.origin} gives {other.text} for that'
     return ""
+
+
+def rival(
+    claim: Bound, texts: Sequence[Sequence[Bound]], distinctive: Callable[[frozenset[str]], frozenset[str]],
+    written: Collection[float] = (),
+) -> Bound | None:  # fmt: skip
+    """Another value the evidence gives for what the claim is about (module docstring), or None;
+    not one the claim's sentence states itself (`written`): then the claim is another figure
+    (`rose from 0.3 GW in 2022 to 0.9 GW in 2023, 0.6 GW more`)."""
+    if _compared(claim):
+        return None
+    own = claim.strength == 2 and bool(claim.years)
+    for text in texts:
+        for item in text:
+            q = item.quantity
+            if not q.claim or q.dimension != claim.quantity.dimension or item.change != claim.change:
+                continue
+            if same_value(claim.quantity, q) or any(float(r.value) in written for r in q.readings):
+                continue
+            if (own and not (item.strength and item.years == claim.years)) or not timely(claim, item):
+                continue  # (a figure for 2024 is not the one for 2024-2025)
+            if len(distinctive(claim.terms & item.terms)) >= 2:
+                return item
+    return None
+
+
+def _compared(claim: Bound) -> bool:
+    """A change that the words right by it make one (`0.6 GW more`, `up 0.6 GW`, `rose by 12%`), not
+    its sign: a difference of figures, not the figure of its thing."""
+    digits = re.search(r"\d[\d,.]*", claim.text)
+    signed = digits is not None and re.search(rf"[+±−–-]\s?{re.escape(digits.group())}", claim.clause)
+    return claim.change and claim.direction != 0 and not signed

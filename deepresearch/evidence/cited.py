@@ -13,7 +13,7 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from deepresearch.evidence.aboutness import CONTAINS, conflict, timely
+from deepresearch.evidence.aboutness import CONTAINS, conflict, rival, timely
 from deepresearch.evidence.arithmetic import Operand, operands
 from deepresearch.evidence.binding import Bound, bind_text
 from deepresearch.evidence.number_match import same_value, years_text
@@ -107,6 +107,11 @@ class Evidence:
             )
         weight = self._weight(claim)
         return (weight, "") if weight is not None else (None, why)
+
+    def rival(self, claim: Bound, written: Collection[float] = ()) -> Bound | None:
+        """Another value a text gives for what the claim is about, not one of the `written` values of
+        its sentence (evidence/aboutness.py)."""
+        return rival(claim, self.texts, lambda terms: self.distinctive(terms, 10), written)
 
     def _weight(self, claim: Bound) -> Bound | None:
         """A conflict's evidence weight or margin that states a bare claim whose sentence speaks of
