@@ -6,7 +6,8 @@ operand within that rounding of zero derives nothing by a sum or difference, nor
 growth rate runs from an earlier b to a later a, up or down as the claim says; a growth rate or a
 difference between two years has the claim's year as one of its two. A change is the difference of
 two levels (the change of the later year's: `+26 in 2025` from 61 at end-2024 and 87 at end-2025,
-not 2024's) or of two changes, and the sum of two changes. Each family of operand pairs is searched
+not 2024's) or of two changes, and the sum of two changes (for its year, when it is for one: 2024's
+additions are not 2022's plus 2024's; the change from end-2025's level does not take 2025's). Each family of operand pairs is searched
 by bisection over the values of the first set.
 """
 
@@ -96,6 +97,7 @@ class Target:
     direction: int = 0  # +1 a rise, −1 a fall, 0 not said
     year: int | None = None  # the one year the claim is for
     change: bool = False  # the claim is a change
+    since: int | None = None  # the year the claimed change runs from (`+3.2 GW from the end-2025 level`)
 
     @property
     def low(self) -> float:
@@ -159,6 +161,16 @@ def _for_later(a: Operand, b: Operand, year: int | None) -> bool:
     return year == max(min(a.years), min(b.years))
 
 
+def _summand(o: Operand, target: Target) -> bool:
+    """A part of the target's sum: of a change, a change (of the one year it is for, if any; after
+    the year it runs from)."""
+    if not target.change:
+        return True
+    if target.since is not None and o.years and min(o.years) <= target.since:
+        return False
+    return o.change and (target.year is None or not o.years or target.year in o.years)
+
+
 def _difference(index: _Index, b: Operand, target: Target) -> str:
     """|a − b| within the target's tolerance for some a of the index (a change from two levels or two
     changes; between two years, one of them the claim's), described; else ""."""
@@ -184,14 +196,14 @@ def _pair(op: str, index: _Index, b: Operand, target: Target, direction: int) ->
     if op == DIFFERENCE:
         return _difference(index, b, target)
     if op == SUM:
+        if not _summand(b, target):
+            return ""
         sums = index.within(lo - b.value, hi - b.value)
         added = next(
             (
                 a
                 for a in sums
-                if a.value != b.value
-                and abs(a.value) > target.tolerance
-                and (a.change == b.change or not target.change)
+                if a.value != b.value and abs(a.value) > target.tolerance and _summand(a, target)
             ),
             None,
         )

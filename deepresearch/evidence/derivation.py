@@ -16,7 +16,9 @@ operations its words signal are tried (evidence/signals.py), and only from these
 
 A cited fact's number takes part only when it is for the year the number is about (when both name
 years), and, in a report, when its distinctive words (few cited texts use them) are some of those
-of the number or of its sentence's numbers, or it is for the number's own year. Bare numbers
+of the number or of its sentence's numbers, or it is for the number's own year. A change from a
+year's level (`+3.2 GW from the end-2025 level`) is a later level less that year's, or a sum of later
+changes. Bare numbers
 (counts) combine only within one sentence, row or fact. The result is recomputed and accepted
 within the number's rounding: half its last written digit (a whole number's trailing zeros count:
 30% is not 31.4%), at most 5% but for a per cent (3% is 2.55%) (evidence/arithmetic.py: the
@@ -25,6 +27,7 @@ operations, searched by bisection, so a number costs O(n log n) in the evidence 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from deepresearch.evidence.arithmetic import PARAGRAPH, Family, Operand, Target, search
@@ -51,6 +54,18 @@ def _operations(claim: Bound) -> set[str]:
     if claim.quantity.dimension != "%":
         ops -= {GROWTH, SHARE}
     return ops
+
+
+def _since(claim: Bound) -> bool:
+    """Whether the claim's one year is where its change runs from (`+3.2 GW from the end-2025
+    level`): then it is the change from that year's level to a later one's, not that year's own."""
+    year = min(claim.years)
+    return bool(
+        claim.change
+        and re.search(
+            rf"\b(?:from|since)\s+(?:the\s+)?(?:(?:end|mid|start)(?:-|\s+of\s+))?{year}\b", claim.clause
+        )
+    )
 
 
 def _targets(claim: Bound) -> list[tuple[Reading, str]]:
@@ -81,11 +96,13 @@ def derive(
         return ""
     named = sorted(set(spans))
     year = min(claim.years) if len(claim.years) == 1 and claim.strength else None
+    since = year if year is not None and _since(claim) else None
+    year = None if since is not None else year
     for reading, dimension in _targets(claim):
         value = float(reading.value)
         half = float(reading.exact) / 2  # a per cent rounds to its last digit (3% is 2.55%)
         tolerance = (half if dimension == "*" else min(half, TOLERANCE * abs(value))) + _EPSILON * abs(value)
-        target = Target(value, tolerance, dimension == "*", claim.direction, year, claim.change)
+        target = Target(value, tolerance, dimension == "*", claim.direction, year, claim.change, since)
         families = _families(claim, dimension, local, evidence, strict, distinctive)
         for number, family in enumerate(families):
             years = named or (list(range(2, 11)) if number == 0 and target.rate else [])

@@ -3,9 +3,10 @@
 A number is grounded when a number of the evidence states it (evidence/cited.py: the same value,
 evidence/number_match.py, about the same thing, evidence/aboutness.py), or when it follows from
 numbers of the evidence and of its own sentence by the arithmetic its words name
-(evidence/derivation.py), unless the evidence gives another value for the same thing (a report's wrong
-figure is not rescued by arithmetic: evidence/aboutness.py, `rival`). Numbers of one sentence are judged together: first those stated, then
-those derived, where a derivation may use the sentence's numbers already grounded.
+(evidence/derivation.py), unless the evidence gives another value for the same thing (a report's
+wrong figure is not rescued by arithmetic: evidence/aboutness.py, `rival`). Numbers of one sentence
+are judged together: first those stated, then those derived, where a derivation may use the
+sentence's numbers already grounded.
 """
 
 from __future__ import annotations

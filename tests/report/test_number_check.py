@@ -53,6 +53,7 @@ FACTS = [
     ("Fact-027", "Fleet survey: a 97% response; fleet capacity uncertainty about ±3%.", "S16"),
     ("Fact-028", "In 2024 total grid spend was EUR 520m; battery revenue was 310m.", "S17"),
     ("Fact-029", "The 2025 demand peak of 9.3 GW was 2.2% above 2024.", "S18"),
+    ("Fact-030", "The government targets 8 GW by 2030.", "S19"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
@@ -65,7 +66,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 19)]
+    sources = [Source(f"S{i:02d}", f"Source {i}", f"https://example.org/{i}") for i in range(1, 20)]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
         "CONF-1", "End-2025 capacity", ["Fact-003", "Fact-008"], preferred="Fact-003",
@@ -135,6 +136,15 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "Net additions were 0.6 GW in 2023, after 0.3 GW in 2022 [S01].", ["0.6 GW"]),
     ("a change of the sentence's figures, made one by the words right by it",
      "Net additions rose from 0.3 GW in 2022 to 0.9 GW in 2023, 0.6 GW more [S01].", []),
+    ("a change from a year's level: a later level less that year's",
+     "Reaching 8 GW by 2030 needs about +3.2 GW from the end-2025 level [S01][S19].", []),
+    ("a change from a year's level is not the sum of that year's and earlier changes",
+     "Reaching 8 GW by 2030 needs about +2.7 GW from the end-2025 level, in total (derived) [S01][S19].",
+     ["2.7 GW"]),
+    ("a change for one year is not the sum of other years' changes",
+     "Derived from the bulletin, the fleet grew by 0.3 GW in 2022 and +1.6 GW in 2024 [S01].", ["1.6 GW"]),
+    ("a change over a span of years: the sum of its years' changes",
+     "Derived from the bulletin, the fleet grew by 0.3 GW in 2022 and +1.6 GW in 2022-2024 [S01].", []),
     ("a share the sentence signals", "Batteries took a 60% share of the EUR 520m spent in 2024 [S02].", []),
     ("a growth rate from last year's row",
      "| Year | Fleet | Growth |\n| --- | --- | --- |\n| 2024 | 3.4 GW [S01] | - |\n| 2025 | 4.8 GW [S01] | +41% |\n",
