@@ -15,8 +15,10 @@ operations its words signal are tried (evidence/signals.py), and only from these
   sentences of its paragraph, with each other, with the sentence's, or with the cited facts'.
 
 A cited fact's number takes part only when it is for the year the number is about (when both name
-years), and, in a report, when its distinctive words (few cited texts use them) are some of those
-of the number or of its sentence's numbers, or it is for the number's own year. A change from a
+years), and, in a report, when its distinctive words (few cited texts use them) are some of the
+number's own (not only another number's of its sentence: the fact's 53 distribution installations
+less the sentence's 34 transmission installations are not the fleet's net additions), or it is for
+the number's own year. A change from a
 year's level (`+3.2 GW from the end-2025 level`) is a later level less that year's, or a sum of later
 changes. Bare numbers
 (counts) combine only within one sentence, row or fact. The result is recomputed and accepted
@@ -127,7 +129,8 @@ def _families(
         return fits(o) and (bool(o.dimension) or not dimension)
 
     mine = [o for o in local if fits(o) and o.row == -1]
-    words = claim.terms.union(*(m.terms for m in mine))
+    # the claim's own words, not its sentence's other numbers': a fact's number is about the claim
+    words = claim.terms
 
     def about(o: Operand) -> bool:
         if not strict:
