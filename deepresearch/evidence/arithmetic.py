@@ -7,8 +7,9 @@ growth rate runs from an earlier b to a later a, up or down as the claim says; a
 difference between two years has the claim's year as one of its two. A change is the difference of
 two levels (the change of the later year's: `+26 in 2025` from 61 at end-2024 and 87 at end-2025,
 not 2024's) or of two changes, and the sum of two changes (for its year, when it is for one: 2024's
-additions are not 2022's plus 2024's; the change from end-2025's level does not take 2025's). Each family of operand pairs is searched
-by bisection over the values of the first set.
+additions are not 2022's plus 2024's; the change from end-2025's level does not take 2025's). A
+compound annual growth rate over n years runs from a number to one n years later (when both name
+their year). Each family of operand pairs is searched by bisection over the values of the first set.
 """
 
 from __future__ import annotations
@@ -235,6 +236,13 @@ def _per_year(indexes: dict[str, _Index], target: Target, spans: Sequence[int]) 
     return ""
 
 
+def _apart(a: Operand, b: Operand, n: int) -> bool:
+    """Whether a is for n years after b (True when either names no single year)."""
+    if len(a.years) != 1 or len(b.years) != 1:
+        return True
+    return min(a.years) - min(b.years) == n
+
+
 def _compound(
     indexes: dict[str, _Index], second: Sequence[Operand], target: Target, spans: Sequence[int]
 ) -> str:
@@ -247,7 +255,7 @@ def _compound(
             for sign in (1, -1):
                 low = b.value * (1 + sign * target.low / 100) ** n
                 high = b.value * (1 + sign * target.high / 100) ** n
-                a = next((a for a in index.within(low, high) if a is not b), None)
+                a = next((a for a in index.within(low, high) if a is not b and _apart(a, b, n)), None)
                 if a:
                     return f"compound growth from {_show(b)} to {_show(a)} over {n} years"
     return ""

@@ -3,7 +3,8 @@
 A number that no evidence states may be derived from two numbers a and b: |a − b|, a + b, a / b, the
 growth rate (a − b) / b or the share a / b (in per cent), a per-year rate a / n or a compound annual
 growth rate (a / b)^(1/n) − 1 over the n years between two years its sentence names. Only the
-operations its words signal are tried (evidence/signals.py), and only from these pairs of operands:
+operations its words signal are tried (evidence/signals.py; a per cent not written as a change is a
+share, not a growth rate or a difference of per cents), and only from these pairs of operands:
 
 - both written in the same sentence (or table row; or a cell of the row and a cell of that cell's
   column in an earlier row: a growth rate from last year's row, but not from a column that another
@@ -55,6 +56,8 @@ def _operations(claim: Bound) -> set[str]:
         ops |= {DIFFERENCE, SUM, RATIO, GROWTH, SHARE}
     if claim.quantity.dimension != "%":
         ops -= {GROWTH, SHARE}
+    elif not claim.change:
+        ops -= {GROWTH, DIFFERENCE}  # a per cent not written as a change is a share, not a growth rate
     return ops
 
 
