@@ -6,10 +6,12 @@ operand within that rounding of zero derives nothing by a sum or difference, nor
 growth rate runs from an earlier b to a later a, up or down as the claim says; a growth rate or a
 difference between two years has the claim's year as one of its two. A change is the difference of
 two levels (the change of the later year's: `+26 in 2025` from 61 at end-2024 and 87 at end-2025,
-not 2024's) or of two changes, and the sum of two changes (for its year, when it is for one: 2024's
-additions are not 2022's plus 2024's; the change from end-2025's level does not take 2025's). A
-compound annual growth rate over n years runs from a number to one n years later (when both name
-their year). Each family of operand pairs is searched by bisection over the values of the first set.
+not 2024's) or, where its words name a difference (`more`, `implies`, `derived`), of two changes
+(else `+0.6 GW in 2023` is not 2023's additions less 2022's), and the sum of two changes (for its
+year, when it is for one: 2024's additions are not 2022's plus 2024's; the change from end-2025's
+level does not take 2025's). A compound annual growth rate over n years runs from a number to one n
+years later (when both name their year). Each family of operand pairs is searched by bisection over
+the values of the first set.
 """
 
 from __future__ import annotations
@@ -99,6 +101,7 @@ class Target:
     year: int | None = None  # the one year the claim is for
     change: bool = False  # the claim is a change
     since: int | None = None  # the year the claimed change runs from (`+3.2 GW from the end-2025 level`)
+    said: bool = True  # its words name a difference (a change they do not: only of two levels)
 
     @property
     def low(self) -> float:
@@ -177,8 +180,8 @@ def _difference(index: _Index, b: Operand, target: Target) -> str:
     changes; between two years, one of them the claim's), described; else ""."""
     lo, hi, year = target.low, target.high, target.year
     for a in (*index.within(b.value + lo, b.value + hi), *index.within(b.value - hi, b.value - lo)):
-        if a.change != b.change and target.change:
-            continue  # a change is the difference of two levels or of two changes
+        if target.change and (a.change != b.change or (a.change and not target.said)):
+            continue  # a change is the difference of two levels, or of two changes where its words say so
         if abs(a.value) <= target.tolerance:
             continue
         if target.change and not a.change and not _for_later(a, b, year):

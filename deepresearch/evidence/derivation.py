@@ -102,12 +102,13 @@ def derive(
     named = sorted(set(spans))
     year = min(claim.years) if len(claim.years) == 1 and claim.strength else None
     since = year if year is not None and _since(claim) else None
+    said = bool(claim.signals & {DIFFERENCE, DERIVED})  # (else a change is only the difference of levels)
     year = None if since is not None else year
     for reading, dimension in _targets(claim):
         value = float(reading.value)
         half = float(reading.exact) / 2  # a per cent rounds to its last digit (3% is 2.55%)
         tolerance = (half if dimension == "*" else min(half, TOLERANCE * abs(value))) + _EPSILON * abs(value)
-        target = Target(value, tolerance, dimension == "*", claim.direction, year, claim.change, since)
+        target = Target(value, tolerance, dimension == "*", claim.direction, year, claim.change, since, said)
         families = _families(claim, dimension, local, evidence, strict, distinctive)
         for number, family in enumerate(families):
             years = named or (list(range(2, 11)) if number == 0 and target.rate else [])
