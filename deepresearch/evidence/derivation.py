@@ -19,9 +19,9 @@ A cited fact's number takes part only when it is for the year the number is abou
 years), and, in a report, when its distinctive words (few cited texts use them) are some of the
 number's own (not only another number's of its sentence: the fact's 53 distribution installations
 less the sentence's 34 transmission installations are not the fleet's net additions), or it is for
-the number's own year. A change from a
-year's level (`+3.2 GW from the end-2025 level`) is a later level less that year's, or a sum of later
-changes. Bare numbers
+the number's own year (written by it, not only its sentence's: `In 2025, ... 3.6 GW in total` is
+not a region's end-2025 figure plus another). A change from a year's level (`+3.2 GW from the
+end-2025 level`) is a later level less that year's, or a sum of later changes. Bare numbers
 (counts) combine only within one sentence, row or fact. The result is recomputed and accepted
 within the number's rounding: half its last written digit (a whole number's trailing zeros count:
 30% is not 31.4%), at most 5% but for a per cent (3% is 2.55%) (evidence/arithmetic.py: the
@@ -139,7 +139,7 @@ def _families(
     def about(o: Operand) -> bool:
         if not strict:
             return True  # a statement against its own fact's quote
-        timely = bool(claim.strength and o.strength and o.years & claim.years)
+        timely = bool(claim.strength == 2 and o.strength and o.years & claim.years)
         return bool(distinctive(o.terms & words)) or timely
 
     earlier = [o for o in local if fits(o) and o.row >= 0]
