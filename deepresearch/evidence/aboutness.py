@@ -18,7 +18,8 @@ A number no evidence states is not derived when the evidence gives another value
 distinctive words (`frequency deviations beyond ±200 mHz fell to 4 in 2024` when a fact gives 3 for
 them in 2024: the sentence gives the wrong figure, not an arithmetic of others); not a value its
 sentence states too, nor for a change that the words right by it make one (`0.6 GW more`, `up 0.6
-GW`): those are differences of figures, not the figure of their thing.
+GW`): those are differences of figures, not the figure of their thing; nor for a sum that names no
+year (`the two rounds together awarded 1.6 GW`: each round's figure is for its own year).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from collections.abc import Callable, Collection, Sequence
 
 from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.number_match import same_value, years_text
+from deepresearch.evidence.signals import SUM
 
 CONTAINS = re.compile(r"\b(?:includ\w*|compris\w*|contain\w*|of which|among them)\b", re.IGNORECASE)
 
@@ -191,8 +193,8 @@ def rival(
     """Another value the evidence gives for what the claim is about (module docstring), or None;
     not one the claim's sentence states itself (`written`): then the claim is another figure
     (`rose from 0.3 GW in 2022 to 0.9 GW in 2023, 0.6 GW more`)."""
-    if _compared(claim):
-        return None
+    if _compared(claim) or (not claim.years and SUM in claim.signals):
+        return None  # (a sum for no year may add a fact's figures for several: `the two rounds together`)
     own = claim.strength == 2 and bool(claim.years)
     for text in texts:
         for item in text:

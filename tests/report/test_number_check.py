@@ -168,6 +168,8 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "In 2025, 2.3 GW was under construction, 3.6 GW in total [S01][S11].", ["3.6 GW"]),
     ("a sum with a cited number about the claim's words",
      "In 2025, 2.3 GW was under construction, 6.2 GW in total with permitted projects [S01][S11].", []),
+    ("a sum for no year of a fact's figures for several years: no figure of one of them is its rival",
+     "The two rounds together awarded 1.6 GW (derived) [S04].", []),
     ("a share the sentence signals", "Batteries took a 60% share of the EUR 520m spent in 2024 [S02].", []),
     ("a growth rate from last year's row",
      "| Year | Fleet | Growth |\n| --- | --- | --- |\n| 2024 | 3.4 GW [S01] | - |\n| 2025 | 4.8 GW [S01] | +41% |\n",
