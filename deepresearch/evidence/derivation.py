@@ -22,10 +22,12 @@ less the sentence's 34 transmission installations are not the fleet's net additi
 the number's own year (written by it, not only its sentence's: `In 2025, ... 3.6 GW in total` is
 not a region's end-2025 figure plus another). A change from a year's level (`+3.2 GW from the
 end-2025 level`) is a later level less that year's, or a sum of later changes. Bare numbers
-(counts) combine only within one sentence, row or fact. The result is recomputed and accepted
-within the number's rounding: half its last written digit (a whole number's trailing zeros count:
-30% is not 31.4%), at most 5% but for a per cent (3% is 2.55%) (evidence/arithmetic.py: the
-operations, searched by bisection, so a number costs O(n log n) in the evidence size).
+(counts) combine only within one sentence, row or fact; a report sentence's per cent takes a
+cited fact's numbers only in a unit the sentence names (not 4.0 GWh of 7.5 GWh for a sentence
+about GW). The result is recomputed and accepted within the number's rounding: half its last
+written digit (a whole number's trailing zeros count: 30% is not 31.4%), at most 5% but for a per
+cent (3% is 2.55%) (evidence/arithmetic.py: the operations, searched by bisection, so a number
+costs O(n log n) in the evidence size).
 """
 
 from __future__ import annotations
@@ -128,6 +130,10 @@ def _families(
 
     def fits(o: Operand) -> bool:
         return dimension == "*" or o.dimension == dimension
+
+    if dimension == "*" and strict and claim.column < 0 and claim.named is not None:
+        named = claim.named  # a report's per cent of cited numbers: in a unit its sentence names
+        evidence = [o for o in evidence if o.dimension in ("", "%") or o.dimension in named]
 
     def unit(o: Operand) -> bool:
         return fits(o) and (bool(o.dimension) or not dimension)
