@@ -131,9 +131,7 @@ def _families(
     def fits(o: Operand) -> bool:
         return dimension == "*" or o.dimension == dimension
 
-    if dimension == "*" and strict and claim.column < 0 and claim.named is not None:
-        named = claim.named  # a report's per cent of cited numbers: in a unit its sentence names
-        evidence = [o for o in evidence if o.dimension in ("", "%") or o.dimension in named]
+    evidence = _spoken(claim, evidence) if dimension == "*" and strict else evidence
 
     def unit(o: Operand) -> bool:
         return fits(o) and (bool(o.dimension) or not dimension)
@@ -169,6 +167,15 @@ def _families(
         yield paragraph, mine
         yield [o for o in evidence if unit(o) and about(o)], [o for o in paragraph if _compatible(claim, o)]
         yield paragraph, cited
+
+
+def _spoken(claim: Bound, evidence: Sequence[Operand]) -> Sequence[Operand]:
+    """The cited numbers a report sentence's per cent may be of: in a unit the sentence names (a
+    table cell's header may name none)."""
+    named = claim.named
+    if claim.column >= 0 or named is None:
+        return evidence
+    return [o for o in evidence if o.dimension in ("", "%") or o.dimension in named]
 
 
 def _another_column(claim: Bound, cell: Operand) -> bool:
