@@ -79,6 +79,8 @@ FACTS = [
     ("Fact-040", "Availability payments at full operation are set per MW per year in each contract.", "S25"),
     ("Fact-041", "Round 1 availability payments start at full operation of each contract.", "S25"),
     ("Fact-042", "Full operation of all contracts brings availability payments to their peak.", "S25"),
+    # a government target (S26)
+    ("Fact-043", "The government targets 8 GW by 2030.", "S26"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
@@ -94,7 +96,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    ids = [f"S{i:02d}" for i in range(1, 26)]
+    ids = [f"S{i:02d}" for i in range(1, 27)]
     sources = [Source(s, f"Source {s}", URLS.get(s, f"https://example.org/{s}")) for s in ids]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
@@ -161,6 +163,50 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "The fleet added 26 installations between end-2024 and end-2025, reaching 87 [S01].", []),
     ("a derivation the sentence does not signal",
      "Battery revenue was EUR 215m, EUR 95m in 2022 and EUR 310m in 2024 [S02].", ["EUR 215m"]),
+    ("a wrong figure for a thing a fact gives, though arithmetic of others would make it",
+     "Net additions were 0.6 GW in 2023, after 0.3 GW in 2022 [S01].", ["0.6 GW"]),
+    ("a change of the sentence's figures, made one by the words right by it",
+     "Net additions rose from 0.3 GW in 2022 to 0.9 GW in 2023, 0.6 GW more [S01].", []),
+    ("a change from a year's level: a later level less that year's",
+     "Reaching 8 GW by 2030 needs about +3.2 GW from the end-2025 level [S01][S26].", []),
+    ("a change from a year's level is not the sum of that year's and earlier changes",
+     "Reaching 8 GW by 2030 needs about +2.7 GW from the end-2025 level, in total (derived) [S01][S26].",
+     ["2.7 GW"]),
+    ("a change for one year is not the sum of other years' changes",
+     "Derived from the bulletin, the fleet grew by 0.3 GW in 2022 and +1.6 GW in 2024 [S01].", ["1.6 GW"]),
+    ("a change over a span of years: the sum of its years' changes",
+     "Derived from the bulletin, the fleet grew by 0.3 GW in 2022 and +1.6 GW in 2022-2024 [S01].", []),
+    ("a difference with a cited number about another number's words of the sentence, not the claim's",
+     "Transmission-connected installations numbered 34, and the fleet's net additions 19 [S01].", ["19"]),
+    ("a difference with a cited number about the claim's own words",
+     "Transmission-connected installations numbered 34, and distribution-connected installations 19 more [S01].",
+     []),
+    ("a per cent not written as a change is no growth rate",
+     "Battery revenue was EUR 95m in 2022 and EUR 180m in 2023, a share of 89% (derived) [S02].", ["89%"]),
+    ("a per cent written as a change may be a growth rate",
+     "Battery revenue was EUR 95m in 2022 and EUR 180m in 2023, a rise of 89% (derived) [S02].", []),
+    ("a compound growth rate over more years than lie between its two numbers",
+     "Battery revenue rose from EUR 95m (2022) to EUR 180m (2023) and EUR 310m (2024), about 38% a year [S02].",
+     ["38%"]),
+    ("a compound growth rate over the years between its two numbers",
+     "Battery revenue rose from EUR 95m (2022) to EUR 180m (2023) and EUR 310m (2024), about 81% a year [S02].",
+     []),
+    ("a change whose words name no difference is no difference of two changes",
+     "The fleet's expansion: +0.3 GW in 2022, +0.6 GW in 2023 [S01].", ["0.6 GW"]),
+    ("a change whose words name a difference of two changes",
+     "The fleet's expansion: +0.3 GW in 2022, +0.6 GW more in 2023 [S01].", []),
+    ("a sum with a cited number that only its sentence's year ties to it",
+     "In 2025, 2.3 GW was under construction, 3.6 GW in total [S01][S11].", ["3.6 GW"]),
+    ("a sum with a cited number about the claim's words",
+     "In 2025, 2.3 GW was under construction, 6.2 GW in total with permitted projects [S01][S11].", []),
+    ("a sum for no year of a fact's figures for several years: no figure of one of them is its rival",
+     "The two rounds together awarded 1.6 GW (derived) [S04].", []),
+    ("a per cent of a fact's numbers in a unit its sentence does not name",
+     "Distribution networks held 1.7 GW at end-2025, 53% of the transmission networks' share (derived) [S07].",
+     ["53%"]),
+    ("a per cent of numbers in the unit its sentence names",
+     "Distribution networks held 1.7 GW at end-2025, 55% of the transmission networks' share (derived) [S07].",
+     []),
     ("a share the sentence signals", "Batteries took a 60% share of the EUR 520m spent in 2024 [S02].", []),
     ("a growth rate from last year's row",
      "| Year | Fleet | Growth |\n| --- | --- | --- |\n| 2024 | 3.4 GW [S01] | - |\n| 2025 | 4.8 GW [S01] | +41% |\n",
