@@ -6,8 +6,12 @@ operand within that rounding of zero derives nothing by a sum or difference, nor
 growth rate runs from an earlier b to a later a, up or down as the claim says; a growth rate or a
 difference between two years has the claim's year as one of its two. A change is the difference of
 two levels (the change of the later year's: `+26 in 2025` from 61 at end-2024 and 87 at end-2025,
-not 2024's) or of two changes, and the sum of two changes. Each family of operand pairs is searched
-by bisection over the values of the first set.
+not 2024's) or, where its words name a difference (`more`, `implies`, `derived`), of two changes
+(else `+0.6 GW in 2023` is not 2023's additions less 2022's), and the sum of two changes (for its
+year, when it is for one: 2024's additions are not 2022's plus 2024's; the change from end-2025's
+level does not take 2025's). A compound annual growth rate over n years runs from a number to one n
+years later (when both name their year). Each family of operand pairs is searched by bisection over
+the values of the first set.
 """
 
 from __future__ import annotations
@@ -96,6 +100,8 @@ class Target:
     direction: int = 0  # +1 a rise, −1 a fall, 0 not said
     year: int | None = None  # the one year the claim is for
     change: bool = False  # the claim is a change
+    since: int | None = None  # the year the claimed change runs from (`+3.2 GW from the end-2025 level`)
+    said: bool = True  # its words name a difference (a change they do not: only of two levels)
 
     @property
     def low(self) -> float:
@@ -159,13 +165,23 @@ def _for_later(a: Operand, b: Operand, year: int | None) -> bool:
     return year == max(min(a.years), min(b.years))
 
 
+def _summand(o: Operand, target: Target) -> bool:
+    """A part of the target's sum: of a change, a change (of the one year it is for, if any; after
+    the year it runs from)."""
+    if not target.change:
+        return True
+    if target.since is not None and o.years and min(o.years) <= target.since:
+        return False
+    return o.change and (target.year is None or not o.years or target.year in o.years)
+
+
 def _difference(index: _Index, b: Operand, target: Target) -> str:
     """|a − b| within the target's tolerance for some a of the index (a change from two levels or two
     changes; between two years, one of them the claim's), described; else ""."""
     lo, hi, year = target.low, target.high, target.year
     for a in (*index.within(b.value + lo, b.value + hi), *index.within(b.value - hi, b.value - lo)):
-        if a.change != b.change and target.change:
-            continue  # a change is the difference of two levels or of two changes
+        if target.change and (a.change != b.change or (a.change and not target.said)):
+            continue  # a change is the difference of two levels, or of two changes where its words say so
         if abs(a.value) <= target.tolerance:
             continue
         if target.change and not a.change and not _for_later(a, b, year):
@@ -184,14 +200,14 @@ def _pair(op: str, index: _Index, b: Operand, target: Target, direction: int) ->
     if op == DIFFERENCE:
         return _difference(index, b, target)
     if op == SUM:
+        if not _summand(b, target):
+            return ""
         sums = index.within(lo - b.value, hi - b.value)
         added = next(
             (
                 a
                 for a in sums
-                if a.value != b.value
-                and abs(a.value) > target.tolerance
-                and (a.change == b.change or not target.change)
+                if a.value != b.value and abs(a.value) > target.tolerance and _summand(a, target)
             ),
             None,
         )
@@ -223,6 +239,13 @@ def _per_year(indexes: dict[str, _Index], target: Target, spans: Sequence[int]) 
     return ""
 
 
+def _apart(a: Operand, b: Operand, n: int) -> bool:
+    """Whether a is for n years after b (True when either names no single year)."""
+    if len(a.years) != 1 or len(b.years) != 1:
+        return True
+    return min(a.years) - min(b.years) == n
+
+
 def _compound(
     indexes: dict[str, _Index], second: Sequence[Operand], target: Target, spans: Sequence[int]
 ) -> str:
@@ -235,7 +258,7 @@ def _compound(
             for sign in (1, -1):
                 low = b.value * (1 + sign * target.low / 100) ** n
                 high = b.value * (1 + sign * target.high / 100) ** n
-                a = next((a for a in index.within(low, high) if a is not b), None)
+                a = next((a for a in index.within(low, high) if a is not b and _apart(a, b, n)), None)
                 if a:
                     return f"compound growth from {_show(b)} to {_show(a)} over {n} years"
     return ""

@@ -23,7 +23,15 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from deepresearch.evidence.aboutness import CONTAINS, conflict, contemporary, rival, timely, written_as_bound
+from deepresearch.evidence.aboutness import (
+    CONTAINS,
+    conflict,
+    contemporary,
+    rival,
+    timely,
+    written_as_bound,
+    wrong_figure,
+)
 from deepresearch.evidence.arithmetic import Operand, operands
 from deepresearch.evidence.binding import Bound, bind_text
 from deepresearch.evidence.eligible import may_state
@@ -126,6 +134,11 @@ class Evidence:
             )
         weight = self._weight(claim)
         return (weight, "") if weight is not None else (None, why)
+
+    def wrong_figure(self, claim: Bound, written: Collection[float] = ()) -> Bound | None:
+        """Another value a text gives for what the claim is about, not one of the `written` values of
+        its sentence (evidence/aboutness.py)."""
+        return wrong_figure(claim, self.texts, lambda terms: self.distinctive(terms, 10), written)
 
     def _weight(self, claim: Bound) -> Bound | None:
         """A conflict's evidence weight or margin that states a bare claim whose sentence speaks of

@@ -3,7 +3,8 @@
 A number that no evidence states may be derived from two numbers a and b: |a − b|, a + b, a / b, the
 growth rate (a − b) / b or the share a / b (in per cent), a per-year rate a / n or a compound annual
 growth rate (a / b)^(1/n) − 1 over the n years between two years its sentence names. Only the
-operations its words signal are tried (evidence/signals.py), and only from these pairs of operands:
+operations its words signal are tried (evidence/signals.py; a per cent not written as a change is a
+share, not a growth rate or a difference of per cents), and only from these pairs of operands:
 
 - both written in the same sentence (or table row; or a cell of the row and a cell of that cell's
   column in an earlier row: a growth rate from last year's row, but not from a column that another
@@ -15,16 +16,23 @@ operations its words signal are tried (evidence/signals.py), and only from these
   sentences of its paragraph, with each other, with the sentence's, or with the cited facts'.
 
 A cited fact's number takes part only when it is for the year the number is about (when both name
-years), and, in a report, when its distinctive words (few cited texts use them) are some of those
-of the number or of its sentence's numbers, or it is for the number's own year. Bare numbers
-(counts) combine only within one sentence, row or fact. The result is recomputed and accepted
-within the number's rounding: half its last written digit (a whole number's trailing zeros count:
-30% is not 31.4%), at most 5% but for a per cent (3% is 2.55%) (evidence/arithmetic.py: the
-operations, searched by bisection, so a number costs O(n log n) in the evidence size).
+years), and, in a report, when its distinctive words (few cited texts use them) are some of the
+number's own (not only another number's of its sentence: the fact's 53 distribution installations
+less the sentence's 34 transmission installations are not the fleet's net additions), or it is for
+the number's own year (written by it, not only its sentence's: `In 2025, ... 3.6 GW in total` is
+not a region's end-2025 figure plus another). A change from a year's level (`+3.2 GW from the
+end-2025 level`) is a later level less that year's, or a sum of later changes. Bare numbers
+(counts) combine only within one sentence, row or fact; a report sentence's per cent takes a
+cited fact's numbers only in a unit the sentence names (not 4.0 GWh of 7.5 GWh for a sentence
+about GW). The result is recomputed and accepted within the number's rounding: half its last
+written digit (a whole number's trailing zeros count: 30% is not 31.4%), at most 5% but for a per
+cent (3% is 2.55%) (evidence/arithmetic.py: the operations, searched by bisection, so a number
+costs O(n log n) in the evidence size).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from deepresearch.evidence.arithmetic import PARAGRAPH, Family, Operand, Target, search
@@ -50,7 +58,21 @@ def _operations(claim: Bound) -> set[str]:
         ops |= {DIFFERENCE, SUM, RATIO, GROWTH, SHARE}
     if claim.quantity.dimension != "%":
         ops -= {GROWTH, SHARE}
+    elif not claim.change:
+        ops -= {GROWTH, DIFFERENCE}  # a per cent not written as a change is a share, not a growth rate
     return ops
+
+
+def _since(claim: Bound) -> bool:
+    """Whether the claim's one year is where its change runs from (`+3.2 GW from the end-2025
+    level`): then it is the change from that year's level to a later one's, not that year's own."""
+    year = min(claim.years)
+    return bool(
+        claim.change
+        and re.search(
+            rf"\b(?:from|since)\s+(?:the\s+)?(?:(?:end|mid|start)(?:-|\s+of\s+))?{year}\b", claim.clause
+        )
+    )
 
 
 def _targets(claim: Bound) -> list[tuple[Reading, str]]:
@@ -81,11 +103,14 @@ def derive(
         return ""
     named = sorted(set(spans))
     year = min(claim.years) if len(claim.years) == 1 and claim.strength else None
+    since = year if year is not None and _since(claim) else None
+    said = bool(claim.signals & {DIFFERENCE, DERIVED})  # (else a change is only the difference of levels)
+    year = None if since is not None else year
     for reading, dimension in _targets(claim):
         value = float(reading.value)
         half = float(reading.exact) / 2  # a per cent rounds to its last digit (3% is 2.55%)
         tolerance = (half if dimension == "*" else min(half, TOLERANCE * abs(value))) + _EPSILON * abs(value)
-        target = Target(value, tolerance, dimension == "*", claim.direction, year, claim.change)
+        target = Target(value, tolerance, dimension == "*", claim.direction, year, claim.change, since, said)
         families = _families(claim, dimension, local, evidence, strict, distinctive)
         for number, family in enumerate(families):
             years = named or (list(range(2, 11)) if number == 0 and target.rate else [])
@@ -106,16 +131,19 @@ def _families(
     def fits(o: Operand) -> bool:
         return dimension == "*" or o.dimension == dimension
 
+    evidence = _spoken(claim, evidence) if dimension == "*" and strict else evidence
+
     def unit(o: Operand) -> bool:
         return fits(o) and (bool(o.dimension) or not dimension)
 
     mine = [o for o in local if fits(o) and o.row == -1]
-    words = claim.terms.union(*(m.terms for m in mine))
+    # the claim's own words, not its sentence's other numbers': a fact's number is about the claim
+    words = claim.terms
 
     def about(o: Operand) -> bool:
         if not strict:
             return True  # a statement against its own fact's quote
-        timely = bool(claim.strength and o.strength and o.years & claim.years)
+        timely = bool(claim.strength == 2 and o.strength and o.years & claim.years)
         return bool(distinctive(o.terms & words)) or timely
 
     earlier = [o for o in local if fits(o) and o.row >= 0]
@@ -139,6 +167,15 @@ def _families(
         yield paragraph, mine
         yield [o for o in evidence if unit(o) and about(o)], [o for o in paragraph if _compatible(claim, o)]
         yield paragraph, cited
+
+
+def _spoken(claim: Bound, evidence: Sequence[Operand]) -> Sequence[Operand]:
+    """The cited numbers a report sentence's per cent may be of: in a unit the sentence names (a
+    table cell's header may name none)."""
+    named = claim.named
+    if claim.column >= 0 or named is None:
+        return evidence
+    return [o for o in evidence if o.dimension in ("", "%") or o.dimension in named]
 
 
 def _another_column(claim: Bound, cell: Operand) -> bool:

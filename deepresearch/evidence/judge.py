@@ -3,10 +3,12 @@
 A number is grounded when a number of the evidence states it (evidence/cited.py: the same value,
 evidence/number_match.py, about the same thing, evidence/aboutness.py), or when it follows from
 numbers of the evidence and of its own sentence by the arithmetic its words name
-(evidence/derivation.py). Numbers of one sentence are judged together: first those stated, then
-those derived, where a derivation may use the sentence's numbers already grounded. A report's
-sentence that names no year is about the one year for which the evidence surely states its other
-numbers: a number of it stated only for another year is judged for that one too.
+(evidence/derivation.py), unless the evidence gives another value for the same thing (a report's
+wrong figure is not rescued by arithmetic: evidence/aboutness.py, `wrong_figure`). Numbers of one
+sentence are judged together: first those stated, then those derived, where a derivation may use the
+sentence's numbers already grounded. A report's sentence that names no year is about the one year for
+which the evidence surely states its other numbers: a number of it stated only for another year is
+judged for that one too.
 """
 
 from __future__ import annotations
@@ -50,6 +52,11 @@ def judge(
         stated, _ = context.stating(claim, taken)
     if stated is not None:
         return Judgement(True, f'stated by {stated.origin} ("{stated.text}")', source=stated)
+    written = {o.value for o in local if o.row == -1}  # (the sentence's own numbers)
+    other = evidence.wrong_figure(claim, written) if derive and evidence.dated else None
+    if other is not None:  # the claim gives the wrong figure for it: no arithmetic makes it right
+        years = f" for {years_text(other.years)}" if other.years else ""
+        return Judgement(False, "", why or f"{other.origin} gives {other.text}{years} for the same thing")
     how = (
         derivation(claim, local, evidence.operands(), spans, evidence.dated, evidence.distinctive)
         if derive

@@ -31,13 +31,25 @@ def misplaced(claims: Sequence[Bound], evidence: Evidence) -> dict[int, str]:
     for index, claim in enumerate(claims):
         if not claim.quantity.claim or not (claim.quantity.dimension or claim.column >= 0):
             continue
-        items = [c for c in claims if c.quantity.claim and c.quantity.dimension == claim.quantity.dimension]
+        items = [c for c in claims if _alike(c, claim)]
         if len(items) < _LEAST or any(i.near - items[0].near - WHOLE for i in items[1:]):
             continue  # (a list writes its items' words once: `1,050 MW ... ~1,600 MW load shed` is none)
         rival = _at_place(items, items.index(claim), evidence)
         if rival is not None:
             out[index] = f"{rival.origin} writes this list in the same order, with {rival.text} at its place"
     return out
+
+
+def _alike(item: Bound, claim: Bound) -> bool:
+    """Items of one list: one unit, one kind (levels or changes), each with a year of its own or none
+    (`from 0.3 GW in 2022 to 0.9 GW in 2023, 0.6 GW more`: the 0.6 GW is no item of the two)."""
+    dated = bool(item.years) and item.strength == 2
+    return (
+        item.quantity.claim
+        and item.quantity.dimension == claim.quantity.dimension
+        and item.change == claim.change
+        and dated == (bool(claim.years) and claim.strength == 2)
+    )
 
 
 def _at_place(items: Sequence[Bound], place: int, evidence: Evidence) -> Bound | None:
