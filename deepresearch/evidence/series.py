@@ -41,13 +41,13 @@ def misplaced(claims: Sequence[Bound], evidence: Evidence) -> dict[int, str]:
 
 
 def _alike(item: Bound, claim: Bound) -> bool:
-    """Items of one list: one unit, one kind (levels or changes), each with a year of its own or none
-    (`from 0.3 GW in 2022 to 0.9 GW in 2023, 0.6 GW more`: the 0.6 GW is no item of the two)."""
+    """Items of one list: one unit, each with a year of its own or none (`from 0.3 GW in 2022 to 0.9
+    GW in 2023, 0.6 GW more`: the 0.6 GW is no item of the two; a table row's cells, levels and
+    changes alike, all take its label's year)."""
     dated = bool(item.years) and item.strength == 2
     return (
         item.quantity.claim
         and item.quantity.dimension == claim.quantity.dimension
-        and item.change == claim.change
         and dated == (bool(claim.years) and claim.strength == 2)
     )
 
