@@ -6,7 +6,8 @@ they are about (evidence/binding.py):
   one year is only its context's is not another year's figure of something evidence gives for its
   context's year (`contemporary`);
 - **forecast or measurement**: a forecast's or scenario's number (`low case 4 GW`) does not state
-  a number its sentence gives as measured (evidence/forecasts.py);
+  a number its sentence gives as measured, nor one its words give for another scenario (`the 4 GW
+  base case`; evidence/forecasts.py);
 - **change or level**: a change (`+0.1 GW`, `rose by 12%`) is stated only by a change; a level
   column of a report table is not stated by a change (an addition); and not in the other direction;
 - **ends of a range**: a range's lower end (`1.5` of `1.5-2.0 GW`) is not stated by a range's upper
@@ -27,6 +28,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from deepresearch.evidence.binding import Bound
+from deepresearch.evidence.forecasts import scenario
 from deepresearch.evidence.number_match import same_value, years_text
 from deepresearch.evidence.reading import NEGATION
 
@@ -220,6 +222,9 @@ def conflict(
         return f"{who} {said}, not for {years_text(claim.years)}"
     if stated.forecast and claim.observed:
         return f"{who} as a forecast or scenario, not as a measured figure"
+    ours, theirs = scenario(claim), scenario(stated)
+    if ours and theirs and not ours & theirs:
+        return f"{who} for another scenario than the one its words name ({', '.join(sorted(ours))})"
     if claim.change and not (stated.change or stated.changing):
         return f"{who} as a level, not as a change"
     if stated.change and not claim.change and claim.column >= 0:

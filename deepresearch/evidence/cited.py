@@ -15,7 +15,9 @@ thing another value for that year (evidence/aboutness.py: `contemporary`). A num
 evidence: a number of another value, written as coarsely as the claim, that its words are about as
 much (`the 4 GW low case`) shows it is that number, changed. A number
 of a text that names rather than counts (`round 3`, a date's day) states only a claim that names it
-by the same word (`rounds 2 and 3`, a `Round` column).
+by the same word (`rounds 2 and 3`, a `Round` column). A number of one scenario does not state a
+claim its words give for another (evidence/forecasts.py). A bare number its own phrase calls a weight
+or margin (`margin 0.30`) is stated only by a conflict's evidence weights.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from deepresearch.evidence.aboutness import CONTAINS, conflict, contemporary, ri
 from deepresearch.evidence.arithmetic import Operand, operands
 from deepresearch.evidence.binding import Bound, bind_text
 from deepresearch.evidence.eligible import may_state
+from deepresearch.evidence.forecasts import other_scenario
 from deepresearch.evidence.number_match import as_coarse, exact, same_value, years_text
 from deepresearch.evidence.years import elsewhen
 
@@ -87,6 +90,9 @@ class Evidence:
     def stating(self, claim: Bound, taken: Collection[Bound] = ()) -> tuple[Bound | None, str]:
         """(the evidence number that states the claim, "") or (None, why the nearest candidate with
         its value does not); `taken`: numbers that state another number of the claim's sentence."""
+        if claim.quantity.plain and claim.near & _WEIGHING:  # (`margin 0.30`: code's weight, no source's)
+            weight = self._weight(claim)
+            return weight, "" if weight else "only a conflict's evidence weights give a weight or margin"
         why = ""
         matches: list[Bound] = []
         for text in self.texts:
@@ -110,6 +116,7 @@ class Evidence:
             )
             rival = rival or self._nearer(claim, matches)  # (the words right by its number)
             rival = rival or self._weakly_stated(claim, matches)
+            rival = rival or other_scenario(claim, matches, self._others(claim))
             then = None if rival else contemporary(claim, matches, self.texts, self.distinctive)
             if then is not None:  # (the figure of its context's year)
                 return None, f"{best.origin} states {best.text} for {years_text(best.years)}; " + (

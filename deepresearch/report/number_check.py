@@ -8,7 +8,8 @@ stated by one of them for the same thing — its year, its change or level, what
 sentence's own (evidence/derivation.py). A fact contributes its statement's numbers and its quote's;
 a fact marked `Verified: partial` only the statement numbers its quote grounds; a fact the verifier
 judged `unsupported` nothing (it has left the closed world). The evidence weights and margin that code
-wrote into a conflict between cited facts count too, for bare numbers only (`margin 0.30`); the rest
+wrote into a conflict between cited facts count too, for bare numbers only, and only they state a
+bare number its phrase calls a weight or margin (`margin 0.30`, not a fact's `0.3 GW`); the rest
 of its resolution is the reflector's words, not a source's, and grounds nothing. Anything else is
 reported at its line, with why the nearest evidence does not ground it and the fact elsewhere that
 does state it, if any.

@@ -79,6 +79,11 @@ FACTS = [
     ("Fact-040", "Availability payments at full operation are set per MW per year in each contract.", "S25"),
     ("Fact-041", "Round 1 availability payments start at full operation of each contract.", "S25"),
     ("Fact-042", "Full operation of all contracts brings availability payments to their peak.", "S25"),
+    # an institute's outlook (S40): its scenarios, a target that is none of them, and what its base case
+    # assumed
+    ("Fact-080", "The institute's 2019 base case projected 10 GW by 2025 (low case 4 GW, high case 14 GW).", "S40"),
+    ("Fact-081", "The target adopted in 2024 was 8 GW by 2030.", "S40"),
+    ("Fact-082", "The base case assumed pack prices below 100 EUR/kWh by 2023.", "S40"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
@@ -94,7 +99,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    ids = [f"S{i:02d}" for i in range(1, 26)]
+    ids = [f"S{i:02d}" for i in range(1, 50)]
     sources = [Source(s, f"Source {s}", URLS.get(s, f"https://example.org/{s}")) for s in ids]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
@@ -367,6 +372,20 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "The 9.3 GW demand peak came as batteries discharged up to 2.9 GW [S12][S18].", []),
     ("a derivation whose written inputs give it",
      "DC points grew by 1,100 in 2024 (derived: 4,900 less 3,800) [S06].", []),
+    ("a margin that only a fact's figure gives (0.9 GW), not the conflict's weights",
+     "The NSO's 4.8 GW is preferred by evidence weight (margin 0.90) [S01][S03].", ["0.90"]),
+    ("a figure of another scenario than the one its words name (the base case's 10 GW as the low case)",
+     "The institute's 10 GW low case assumed dear batteries [S40].", ["10 GW"]),
+    ("the scenario's own figure", "The institute's 4 GW low case assumed dear batteries [S40].", []),
+    ("a figure of another scenario, in a table row whose label names the scenario",
+     "| Figure | Source |\n| --- | --- |\n| 4 GW | The institute's base case [S40] |\n", ["4 GW"]),
+    ("the figure of the scenario the row's label names",
+     "| Figure | Source |\n| --- | --- |\n| 10 GW | The institute's base case [S40] |\n", []),
+    ("a scenario's figure, changed to the value of a number of no scenario (the 8 GW target)",
+     "Its 8 GW base case assumed prices below 100 EUR/kWh by 2023 [S40].", ["8 GW"]),
+    ("the scenario's figure its words name",
+     "Its 10 GW base case assumed prices below 100 EUR/kWh by 2023 [S40].", []),
+    ("the number of no scenario, its words naming none", "The target adopted in 2024 was 8 GW by 2030 [S40].", []),
 ]  # fmt: skip
 
 
