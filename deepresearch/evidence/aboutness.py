@@ -8,6 +8,8 @@ they are about (evidence/binding.py):
 - **forecast or measurement**: a forecast's or scenario's number (`low case 4 GW`) does not state
   a number its sentence gives as measured, nor one its words give for another scenario (`the 4 GW
   base case`; evidence/forecasts.py);
+- **whose figure**: a party's figure set against another party's in its text (`versus NSO's 4.8
+  GW`) does not state a claim that names another owner (`the industry's 4.8 GW`; evidence/owners.py);
 - **change or level**: a change (`+0.1 GW`, `rose by 12%`) is stated only by a change; a level
   column of a report table is not stated by a change (an addition); and not in the other direction;
 - **ends of a range**: a range's lower end (`1.5` of `1.5-2.0 GW`) is not stated by a range's upper
@@ -30,6 +32,7 @@ from collections.abc import Callable, Sequence
 from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.forecasts import scenario
 from deepresearch.evidence.number_match import same_value, years_text
+from deepresearch.evidence.owners import other_owner
 from deepresearch.evidence.reading import NEGATION
 
 CONTAINS = re.compile(r"\b(?:includ\w*|compris\w*|contain\w*|of which|among them)\b", re.IGNORECASE)
@@ -222,6 +225,9 @@ def conflict(
         return f"{who} {said}, not for {years_text(claim.years)}"
     if stated.forecast and claim.observed:
         return f"{who} as a forecast or scenario, not as a measured figure"
+    party = other_owner(claim, stated, siblings)
+    if party:
+        return f"{who} as {party}'s figure, not the one its words name"
     ours, theirs = scenario(claim), scenario(stated)
     if ours and theirs and not ours & theirs:
         return f"{who} for another scenario than the one its words name ({', '.join(sorted(ours))})"

@@ -84,6 +84,9 @@ FACTS = [
     ("Fact-080", "The institute's 2019 base case projected 10 GW by 2025 (low case 4 GW, high case 14 GW).", "S40"),
     ("Fact-081", "The target adopted in 2024 was 8 GW by 2030.", "S40"),
     ("Fact-082", "The base case assumed pack prices below 100 EUR/kWh by 2023.", "S40"),
+    # an industry body (S41) that sets its count against the statistics office's, and the office (S42)
+    ("Fact-085", "The association reports 4.9 GW installed at end-2025 versus NSO's 4.8 GW.", "S41"),
+    ("Fact-086", "Operational capacity at end-2025 was 4.8 GW.", "S42"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
@@ -386,6 +389,17 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("the scenario's figure its words name",
      "Its 10 GW base case assumed prices below 100 EUR/kWh by 2023 [S40].", []),
     ("the number of no scenario, its words naming none", "The target adopted in 2024 was 8 GW by 2030 [S40].", []),
+    ("a party's figure stated only by a source the citation closing its clause does not cite",
+     "The association's fleet was 3.4 GW at end-2024 [S41], and the office's 4.8 GW at end-2025 [S01].",
+     ["3.4 GW"]),
+    ("each party's figure, closed by its own citation",
+     "The office's fleet was 3.4 GW at end-2024 [S01], and the association's 4.9 GW at end-2025 [S41].", []),
+    ("one party's figure given as another's (the office's 4.8 GW as the industry's)",
+     "The industry's 4.8 GW includes behind-the-meter systems [S41].", ["4.8 GW"]),
+    ("the party's own figure", "The industry's 4.9 GW includes behind-the-meter systems [S41].", []),
+    ("the other party's figure, named as its", "The association sets its 4.9 GW against NSO's 4.8 GW [S41].", []),
+    ("one party's figure as another's, another source's citation closing the sentence",
+     "The industry's 4.8 GW includes behind-the-meter systems [S41], and the fleet grew [S42].", ["4.8 GW"]),
 ]  # fmt: skip
 
 
