@@ -13,7 +13,8 @@ they are about (evidence/binding.py):
 - **change or level**: a change (`+0.1 GW`, `rose by 12%`) is stated only by a change; a level
   column of a report table is not stated by a change (an addition); and not in the other direction;
 - **ends of a range**: a range's lower end (`1.5` of `1.5-2.0 GW`) is not stated by a range's upper
-  end, nor its upper end by a lower one (`from 3 to 5 GW` is a change, not a range);
+  end, nor its upper end by a lower one (`from 3 to 5 GW` is a change, not a range, unless a range
+  is said to run so: `figures range from 3.8 to 9.9 GW`);
 - **what it is a number of**: the claim's words do not name what another number of the same text is
   about rather than this one, when its sentence names both (the 1.7 GW of `transmission 3.1 GW,
   distribution 1.7 GW` is not a transmission figure; a word of the claim that many texts use, like

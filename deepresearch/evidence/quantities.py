@@ -99,7 +99,8 @@ _NOT_CLAIMS = [
 _BILLION = re.compile(r"\bbillion\b", re.IGNORECASE)
 _RANGE = re.compile(r"\s*(?:[-–—~～]|to|and|至|到)\s*", re.IGNORECASE)
 _BETWEEN = re.compile(r"(?:between|from)\s*$", re.IGNORECASE)
-_FROM = re.compile(r"\bfrom\s*$", re.IGNORECASE)
+# `from 3 to 5 GW` is a change, unless a range is said to run so (`figures range from 3.8 to 9.9 GW`)
+_FROM = re.compile(r"(?<!\brange\s)(?<!\branges\s)(?<!\branging\s)(?<!\branged\s)\bfrom\s*$", re.IGNORECASE)
 _YEAR_BEFORE = re.compile(r"\b(?:in|since|by|during|until|of|for)\s*$|(?:end|mid)-$", re.IGNORECASE)
 
 

@@ -87,6 +87,9 @@ FACTS = [
     # an industry body (S41) that sets its count against the statistics office's, and the office (S42)
     ("Fact-085", "The association reports 4.9 GW installed at end-2025 versus NSO's 4.8 GW.", "S41"),
     ("Fact-086", "Operational capacity at end-2025 was 4.8 GW.", "S42"),
+    # a forecaster's range (S43), and the top of the figures in circulation
+    ("Fact-087", "The forecaster's central case was about 4.5 GW for 2025 (range 3.8-5.2 GW).", "S43"),
+    ("Fact-088", "The figures in circulation for 2025 range up to a market page's 9.9 GW.", "S43"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
@@ -398,6 +401,10 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "The industry's 4.8 GW includes behind-the-meter systems [S41].", ["4.8 GW"]),
     ("the party's own figure", "The industry's 4.9 GW includes behind-the-meter systems [S41].", []),
     ("the other party's figure, named as its", "The association sets its 4.9 GW against NSO's 4.8 GW [S41].", []),
+    ("a range's upper end as the lower end of a range said to run from one value to another",
+     "The 2025 figures in circulation range from 5.2 to 9.9 GW [S43].", ["5.2"]),
+    ("the lower end of a range said to run so",
+     "The 2025 figures in circulation range from 3.8 to 9.9 GW [S43].", []),
     ("one party's figure as another's, another source's citation closing the sentence",
      "The industry's 4.8 GW includes behind-the-meter systems [S41], and the fleet grew [S42].", ["4.8 GW"]),
 ]  # fmt: skip
