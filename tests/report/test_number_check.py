@@ -89,6 +89,9 @@ FACTS = [
     ("Fact-086", "Operational capacity at end-2025 was 4.8 GW.", "S42"),
     # a forecaster's range (S43), and the top of the figures in circulation
     ("Fact-087", "The forecaster's central case was about 4.5 GW for 2025 (range 3.8-5.2 GW).", "S43"),
+    # a register's first year (S44): a level, and no change figure for it
+    ("Fact-089", "Year-end 2021 fleet was 0.9 GW in 14 installations, with no net-additions figure because "
+                 "the series starts in 2021.", "S44"),
     ("Fact-088", "The figures in circulation for 2025 range up to a market page's 9.9 GW.", "S43"),
 ]  # fmt: skip
 QUOTES = {
@@ -405,6 +408,10 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "The 2025 figures in circulation range from 5.2 to 9.9 GW [S43].", ["5.2"]),
     ("the lower end of a range said to run so",
      "The 2025 figures in circulation range from 3.8 to 9.9 GW [S43].", []),
+    ("a level as a change, in a fact that says it gives no change",
+     "Set against earlier estimates, it implies roughly 0.9 GW added across 2019-2021 combined [S44].",
+     ["0.9 GW"]),
+    ("the level, in a fact that says it gives no change", "The fleet was 0.9 GW at end-2021 [S44].", []),
     ("one party's figure as another's, another source's citation closing the sentence",
      "The industry's 4.8 GW includes behind-the-meter systems [S41], and the fleet grew [S42].", ["4.8 GW"]),
 ]  # fmt: skip
