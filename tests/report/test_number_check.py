@@ -92,6 +92,8 @@ FACTS = [
     # a register's first year (S44): a level, and no change figure for it
     ("Fact-089", "Year-end 2021 fleet was 0.9 GW in 14 installations, with no net-additions figure because "
                  "the series starts in 2021.", "S44"),
+    # a grid event (S45): a plant's unit named by its number
+    ("Fact-090", "North Link (1,050 MW) and Harlow Bay unit 2 (410 MW) tripped; frequency fell to 48.85 Hz.", "S45"),
     ("Fact-088", "The figures in circulation for 2025 range up to a market page's 9.9 GW.", "S43"),
 ]  # fmt: skip
 QUOTES = {
@@ -412,6 +414,10 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "Set against earlier estimates, it implies roughly 0.9 GW added across 2019-2021 combined [S44].",
      ["0.9 GW"]),
     ("the level, in a fact that says it gives no change", "The fleet was 0.9 GW at end-2021 [S44].", []),
+    ("a measurement that only a unit's name gives (unit 2)",
+     "Frequency fell to 2.00 Hz after Harlow Bay unit 2 tripped [S45].", ["2.00"]),
+    ("the measurement, beside the unit's name", "Frequency fell to 48.85 Hz after Harlow Bay unit 2 tripped [S45].",
+     []),
     ("one party's figure as another's, another source's citation closing the sentence",
      "The industry's 4.8 GW includes behind-the-meter systems [S41], and the fleet grew [S42].", ["4.8 GW"]),
 ]  # fmt: skip
