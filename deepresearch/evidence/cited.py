@@ -189,9 +189,10 @@ class Evidence:
         cited fact's `discharge peaked at 2.9 GW`. By one word when the phrase says nothing of any
         number with its value (and does not say what its number is not), else by two; or by three
         words, distinctive or not, when it shares no word with their phrases. The words that name the
-        sources' publishers (`NCPA's count`) say who counts, not what. Not for a sentence that says
-        what its number includes."""
-        if claim.column >= 0 or not claim.near or CONTAINS.search(claim.clause):
+        sources' publishers (`NCPA's count`) say who counts, not what. A table cell's number too,
+        by the words of its note (`NSO pipeline (2.3 GW under construction + ...)`). Not for a sentence
+        that says what its number includes."""
+        if not claim.near or CONTAINS.search(claim.clause):  # (a cell's: the words of its note)
             return None
         near = claim.near - self.names
         ours = max(len(self.distinctive(near & (m.near | m.terms))) for m in matches)

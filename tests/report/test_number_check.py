@@ -94,6 +94,9 @@ FACTS = [
                  "the series starts in 2021.", "S44"),
     # a grid event (S45): a plant's unit named by its number
     ("Fact-090", "North Link (1,050 MW) and Harlow Bay unit 2 (410 MW) tripped; frequency fell to 48.85 Hz.", "S45"),
+    # a pipeline for a year (S46)
+    ("Fact-091", "Pipeline at end-2025 (not operational): 6.2 GW total = 2.3 GW under construction + 3.9 GW "
+                 "permitted.", "S46"),
     ("Fact-088", "The figures in circulation for 2025 range up to a market page's 9.9 GW.", "S43"),
 ]  # fmt: skip
 QUOTES = {
@@ -418,6 +421,12 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "Frequency fell to 2.00 Hz after Harlow Bay unit 2 tripped [S45].", ["2.00"]),
     ("the measurement, beside the unit's name", "Frequency fell to 48.85 Hz after Harlow Bay unit 2 tripped [S45].",
      []),
+    ("a number of a cell's note that the words right by it give another figure for (under construction)",
+     "| Figure for end-2025 | What it measures |\n| --- | --- |\n| 6.2 GW [S46][S01] | the pipeline (1.9 GW under "
+     "construction + 3.9 GW permitted), misread as operating capacity |\n", ["1.9 GW"]),
+    ("the figure of a cell's note that its words name",
+     "| Figure for end-2025 | What it measures |\n| --- | --- |\n| 6.2 GW [S46][S01] | the pipeline (2.3 GW under "
+     "construction + 3.9 GW permitted), misread as operating capacity |\n", []),
     ("one party's figure as another's, another source's citation closing the sentence",
      "The industry's 4.8 GW includes behind-the-meter systems [S41], and the fleet grew [S42].", ["4.8 GW"]),
 ]  # fmt: skip
