@@ -16,7 +16,8 @@ evidence: a number of another value, written as coarsely as the claim, that its 
 much (`the 4 GW low case`) shows it is that number, changed. A number
 of a text that names rather than counts (`round 3`, a date's day) states only a claim that names it
 by the same word (`rounds 2 and 3`, a `Round` column). A number of one scenario does not state a
-claim its words give for another (evidence/forecasts.py). A bare number its own phrase calls a weight
+claim its words give for another (evidence/forecasts.py), nor a number written with another figure
+than the claim is written with (`3.9 GW in 47 projects` for `2.3 GW in 47 projects`: evidence/owners.py). A bare number its own phrase calls a weight
 or margin (`margin 0.30`) is stated only by a conflict's evidence weights.
 """
 
@@ -31,6 +32,7 @@ from deepresearch.evidence.binding import Bound, bind_text
 from deepresearch.evidence.eligible import may_state
 from deepresearch.evidence.forecasts import other_scenario
 from deepresearch.evidence.number_match import as_coarse, exact, same_value, years_text
+from deepresearch.evidence.owners import partnered
 from deepresearch.evidence.years import elsewhen
 
 
@@ -117,6 +119,7 @@ class Evidence:
             rival = rival or self._nearer(claim, matches)  # (the words right by its number)
             rival = rival or self._weakly_stated(claim, matches)
             rival = rival or other_scenario(claim, matches, self._others(claim))
+            rival = rival or partnered(claim, matches, self._others(claim))
             then = None if rival else contemporary(claim, matches, self.texts, self.distinctive)
             if then is not None:  # (the figure of its context's year)
                 return None, f"{best.origin} states {best.text} for {years_text(best.years)}; " + (

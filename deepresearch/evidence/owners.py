@@ -6,12 +6,19 @@ evidence whose owner is named, set in its text against a number of another value
 (another party's figure for the same thing: `VSIA reports 4.9 GW versus NSO's 4.8 GW`), does not
 state a claim that names another owner (`the industry's 4.8 GW`) in a sentence that does not name
 its own.
+
+So is a number written with another in its clause its partner's (`2.3 GW in 29 projects`: the 29 are
+the 2.3 GW's projects): a claim whose clause pairs it with a figure (`2.3 GW under construction in
+47 projects`) is not stated by a number its text pairs only with other figures (`3.9 GW in 47
+projects`) when another number of the claim's unit is paired there with the claim's figure, and shares more of
+the claim's words: that one is the claim's, changed (evidence/cited.py).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
 
 from deepresearch.evidence.bound import Bound
 from deepresearch.evidence.number_match import same_value
@@ -46,3 +53,19 @@ def other_owner(claim: Bound, stated: Bound, siblings: Sequence[Bound]) -> str:
         and not same_value(s.quantity, stated.quantity) and s.years & stated.years
     )  # fmt: skip
     return theirs if next(rivals, None) is not None else ""
+
+
+def _partners(number: Bound) -> frozenset[Decimal]:
+    """The values of the other numbers of its clause, years aside."""
+    return frozenset(v for v in number.beside if not (v == v.to_integral_value() and 1800 <= v <= 2100))
+
+
+def partnered(claim: Bound, matches: Sequence[Bound], others: Iterable[Bound]) -> Bound | None:
+    """A number of another value paired with the figure the claim is paired with, when every number
+    with the claim's value is paired only with other figures (see the module docstring)."""
+    ours = _partners(claim) - {r.value for r in claim.quantity.readings}
+    if not ours or any(not _partners(m) or _partners(m) & ours for m in matches):
+        return None
+    # (and whose words are the claim's more: else its partner may be the number that is wrong)
+    words = max(len(m.terms & claim.terms) for m in matches)
+    return next((o for o in others if _partners(o) & ours and len(o.terms & claim.terms) > words), None)

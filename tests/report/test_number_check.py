@@ -427,6 +427,10 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("the figure of a cell's note that its words name",
      "| Figure for end-2025 | What it measures |\n| --- | --- |\n| 6.2 GW [S46][S01] | the pipeline (2.3 GW under "
      "construction + 3.9 GW permitted), misread as operating capacity |\n", []),
+    ("a count of another figure's item (the 3.9 GW's 47 projects) beside the figure it is written with",
+     "The only 2026 figures: 2.3 GW under construction in 47 projects at end-2025 [S22].", ["47"]),
+    ("the count of the figure it is written with",
+     "The only 2026 figures: 2.3 GW under construction in 29 projects at end-2025 [S22].", []),
     ("one party's figure as another's, another source's citation closing the sentence",
      "The industry's 4.8 GW includes behind-the-meter systems [S41], and the fleet grew [S42].", ["4.8 GW"]),
 ]  # fmt: skip
