@@ -6,11 +6,15 @@ they are about (evidence/binding.py):
   one year is only its context's is not another year's figure of something evidence gives for its
   context's year (`contemporary`);
 - **forecast or measurement**: a forecast's or scenario's number (`low case 4 GW`) does not state
-  a number its sentence gives as measured (evidence/forecasts.py);
+  a number its sentence gives as measured, nor one its words give for another scenario (`the 4 GW
+  base case`; evidence/forecasts.py);
+- **whose figure**: a party's figure set against another party's in its text (`versus NSO's 4.8
+  GW`) does not state a claim that names another owner (`the industry's 4.8 GW`; evidence/owners.py);
 - **change or level**: a change (`+0.1 GW`, `rose by 12%`) is stated only by a change; a level
   column of a report table is not stated by a change (an addition); and not in the other direction;
 - **ends of a range**: a range's lower end (`1.5` of `1.5-2.0 GW`) is not stated by a range's upper
-  end, nor its upper end by a lower one (`from 3 to 5 GW` is a change, not a range);
+  end, nor its upper end by a lower one (`from 3 to 5 GW` is a change, not a range, unless a range
+  is said to run so: `figures range from 3.8 to 9.9 GW`);
 - **what it is a number of**: the claim's words do not name what another number of the same text is
   about rather than this one, when its sentence names both (the 1.7 GW of `transmission 3.1 GW,
   distribution 1.7 GW` is not a transmission figure; a word of the claim that many texts use, like
@@ -35,7 +39,9 @@ import re
 from collections.abc import Callable, Collection, Sequence
 
 from deepresearch.evidence.binding import Bound
+from deepresearch.evidence.forecasts import scenario
 from deepresearch.evidence.number_match import same_value, years_text
+from deepresearch.evidence.owners import other_owner
 from deepresearch.evidence.reading import NEGATION
 from deepresearch.evidence.signals import SUM
 
@@ -229,6 +235,12 @@ def conflict(
         return f"{who} {said}, not for {years_text(claim.years)}"
     if stated.forecast and claim.observed:
         return f"{who} as a forecast or scenario, not as a measured figure"
+    party = other_owner(claim, stated, siblings)
+    if party:
+        return f"{who} as {party}'s figure, not the one its words name"
+    ours, theirs = scenario(claim), scenario(stated)
+    if ours and theirs and not ours & theirs:
+        return f"{who} for another scenario than the one its words name ({', '.join(sorted(ours))})"
     if claim.change and not (stated.change or stated.changing):
         return f"{who} as a level, not as a change"
     if stated.change and not claim.change and claim.column >= 0:

@@ -22,7 +22,8 @@ in the text it is written in, to:
   a clause about additions or growth: `net additions were 0.3 GW`, a column `Net power added`) and
   its **direction** (+1 a rise, −1 a fall, 0 not said); evidence may be a change (`changing`) when
   its item (its group of clauses: evidence/terms.py) speaks of one (`end-2022: 1.2 GW; net additions
-  0.3 GW`: 1.2 GW is a level). An evidence change between two years is for the later one.
+  0.3 GW`: 1.2 GW is a level); not by words that say it gives none (`with no net-additions figure`).
+  An evidence change between two years is for the later one.
 - **signals**: the derivations the words of its clause name, and whether its sentence marks it as
   derived (evidence/signals.py).
 - **forecast** (evidence/forecasts.py): its item's words (a cell: its column's header) name a

@@ -15,7 +15,10 @@ thing another value for that year (evidence/aboutness.py: `contemporary`). A num
 evidence: a number of another value, written as coarsely as the claim, that its words are about as
 much (`the 4 GW low case`) shows it is that number, changed. A number
 of a text that names rather than counts (`round 3`, a date's day) states only a claim that names it
-by the same word (`rounds 2 and 3`, a `Round` column).
+by the same word (`rounds 2 and 3`, a `Round` column). A number of one scenario does not state a
+claim its words give for another (evidence/forecasts.py), nor a number written with another figure
+than the claim is written with (`3.9 GW in 47 projects` for `2.3 GW in 47 projects`: evidence/owners.py). A bare number its own phrase calls a weight
+or margin (`margin 0.30`) is stated only by a conflict's evidence weights.
 """
 
 from __future__ import annotations
@@ -35,7 +38,9 @@ from deepresearch.evidence.aboutness import (
 from deepresearch.evidence.arithmetic import Operand, operands
 from deepresearch.evidence.binding import Bound, bind_text
 from deepresearch.evidence.eligible import may_state
+from deepresearch.evidence.forecasts import other_scenario
 from deepresearch.evidence.number_match import as_coarse, exact, same_value, years_text
+from deepresearch.evidence.owners import partnered
 from deepresearch.evidence.years import elsewhen
 
 
@@ -95,6 +100,9 @@ class Evidence:
     def stating(self, claim: Bound, taken: Collection[Bound] = ()) -> tuple[Bound | None, str]:
         """(the evidence number that states the claim, "") or (None, why the nearest candidate with
         its value does not); `taken`: numbers that state another number of the claim's sentence."""
+        if claim.quantity.plain and claim.near & _WEIGHING:  # (`margin 0.30`: code's weight, no source's)
+            weight = self._weight(claim)
+            return weight, "" if weight else "only a conflict's evidence weights give a weight or margin"
         why = ""
         matches: list[Bound] = []
         for text in self.texts:
@@ -118,6 +126,8 @@ class Evidence:
             )
             rival = rival or self._nearer(claim, matches)  # (the words right by its number)
             rival = rival or self._weakly_stated(claim, matches)
+            rival = rival or other_scenario(claim, matches, self._others(claim))
+            rival = rival or partnered(claim, matches, self._others(claim))
             then = None if rival else contemporary(claim, matches, self.texts, self.distinctive)
             if then is not None:  # (the figure of its context's year)
                 return None, f"{best.origin} states {best.text} for {years_text(best.years)}; " + (
@@ -195,9 +205,10 @@ class Evidence:
         cited fact's `discharge peaked at 2.9 GW`. By one word when the phrase says nothing of any
         number with its value (and does not say what its number is not), else by two; or by three
         words, distinctive or not, when it shares no word with their phrases. The words that name the
-        sources' publishers (`NCPA's count`) say who counts, not what. Not for a sentence that says
-        what its number includes."""
-        if claim.column >= 0 or not claim.near or CONTAINS.search(claim.clause):
+        sources' publishers (`NCPA's count`) say who counts, not what. A table cell's number too,
+        by the words of its note (`NSO pipeline (2.3 GW under construction + ...)`). Not for a sentence
+        that says what its number includes."""
+        if not claim.near or CONTAINS.search(claim.clause):  # (a cell's: the words of its note)
             return None
         near = claim.near - self.names
         ours = max(len(self.distinctive(near & (m.near | m.terms))) for m in matches)

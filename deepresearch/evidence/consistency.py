@@ -4,6 +4,8 @@ sources state, so none of the numbers involved is grounded.
 - **a derivation it writes out** with two inputs (`75% (derived: 142,000 of 189,000)`, `6,700
   (derived: 46,200 less 39,500)`) that do not give its result by any arithmetic of
   evidence/derivation.py;
+- **a number restated in brackets in another unit** (`1.2 GW (1,200 MW)`) with another value
+  (`0.3 GW (1,200 MW)`);
 - **a change from one number to another in the wrong direction** (`rose from 71,500 to 60,200`,
   `10%, down from 3%`): a rise ends higher than it starts, a fall lower.
 
@@ -44,9 +46,31 @@ def contradictions(text: str, claims: Sequence[Bound], spans: Iterable[int] = ()
     """Why each number of a sentence (by its index in `claims`, bound in `text`) contradicts
     another of the sentence (module docstring); the numbers that do not are absent."""
     found: dict[int, str] = {}
-    for indexes, why in (*_derivations(text, claims, list(spans)), *_directions(text, claims)):
+    checks = (*_derivations(text, claims, list(spans)), *_directions(text, claims), *_restated(claims))
+    for indexes, why in checks:
         for index in indexes:
             found.setdefault(index, why)
+    return found
+
+
+def _restated(claims: Sequence[Bound]) -> list[tuple[list[int], str]]:
+    """A number restated right after it, alone in brackets, in another unit of its dimension
+    (`1.2 GW (1,200 MW)`) that does not have its value."""
+    found: list[tuple[list[int], str]] = []
+    for index, (first, second) in enumerate(itertools.pairwise(claims)):
+        if first.column != second.column or not first.quantity.dimension:
+            continue
+        if first.quantity.dimension != second.quantity.dimension:
+            continue
+        alone = re.fullmatch(rf"\s*\(\s*{re.escape(second.text)}\s*", second.clause)
+        if not alone or not 0 <= second.quantity.start - first.quantity.end <= 3:
+            continue  # (right after it: `1.2 GW (1,200 MW)`, not `1,050 MW, then unit 2 (410 MW)`)
+        if not same_value(first.quantity, second.quantity) and not same_value(
+            second.quantity, first.quantity
+        ):
+            found.append(
+                ([index, index + 1], f"{second.text} restates {first.text} in brackets with another value")
+            )
     return found
 
 

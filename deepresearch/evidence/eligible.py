@@ -1,6 +1,7 @@
 """Which numbers of the evidence may state a claimed number at all, before asking whether they
 have its value for the same thing (evidence/cited.py): not a year (`in 2025`), not a number that
-names rather than counts (`round 3`) unless the claim names it by the same word, not a number in a
+names rather than counts (`round 3`, `unit 2`) unless the claim names it by the same word (a bare
+claim written with decimals, `2.00`, measures: no name states it), not a number in a
 unit the claim's sentence does not name when the claim is bare, and not a figure a number written
 before in the claim's sentence took (nor another fact's restatement of it), and not a part's figure
 for a table row labelled as the whole (`Total`).
@@ -61,6 +62,8 @@ def _a_label(item: Bound, claim: Bound) -> bool:
     date's day) for a claim whose words do not name it by the same word (`rounds 2 and 3`)."""
     if item.quantity.claim or not any(ch.isdigit() for ch in item.text):
         return False  # (a number word, `twelve`, states a number)
+    if claim.quantity.plain and any(r.exact < 1 for r in claim.quantity.readings):
+        return True  # (a name is a whole number: `2.00` measures)
     at = re.search(rf"(?<![\w.,]){re.escape(item.text)}(?!\d)", item.clause)  # (not the 3 of 2023)
     before = re.findall(r"[^\W\d_]+", item.clause[: at.start()]) if at else []
     return not (before and stem(before[-1].lower()) in claim.terms | claim.around)

@@ -11,11 +11,21 @@ of nothing foreseen: no forecast, target, plan, model, assumption, nor what will
 measured number is not stated by a forecast's number (evidence/aboutness.py): `the NSO's validated
 4.8 GW` is not the `low case 4 GW`, while `the NSO recorded 4.8 GW` after a projection is its own item,
 and states it; `the figures in circulation range from 3.8 to 9.9 GW` says of none that it was measured.
+
+A number's **scenario** is the scenario word (`low`, `base`, `high`, `central`...) of its own phrase,
+else the one such word of its item, where they speak of a case or scenario (`the 4 GW low case`;
+`the low scenario (4 GW by 2025)`). A number of one scenario does not state a number its words give
+for another (`FEI's 10 GW low case` is not the base case's 10 GW), and a claim naming a scenario that
+no number with its value names is the figure, changed, of a number of another value that names it
+(`its 8 GW base case` when the base case is 10 GW and the 8 GW a target; evidence/cited.py).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
+
+from deepresearch.evidence.bound import Bound
 
 _FORECAST = re.compile(
     r"\b(?:forecast\w*|projected|projections?|scenarios?|(?:low|high|base|central|reference)[- ]cases?|"
@@ -48,3 +58,27 @@ def measured(text: str) -> bool:
 def outturn(text: str) -> bool:
     """Whether a clause names what came to be measured (`far above the 4.8 GW NSO outturn`)."""
     return bool(_OUTTURN.search(text))
+
+
+# (stemmed) the names of a scenario, and the words that say a number is a case or scenario's
+_SCENARIOS = frozenset({"low", "high", "bas", "central", "referenc", "optimistic", "pessimistic"})
+_CASE = frozenset({"cas", "scenario"})
+
+
+def scenario(number: Bound) -> frozenset[str]:
+    """The scenario a number is given for: the scenario words of its phrase, else the one of its item,
+    where they speak of a case or scenario (none when they name none, or several)."""
+    if not number.terms & _CASE and not number.near & _CASE:
+        return frozenset()
+    own = number.near & _SCENARIOS
+    item = number.terms & _SCENARIOS
+    return own or (item if len(item) == 1 else frozenset())
+
+
+def other_scenario(claim: Bound, matches: Sequence[Bound], others: Iterable[Bound]) -> Bound | None:
+    """A number of another value given for the claim's scenario, when no number with the claim's
+    value is given for it: the claim names that scenario's figure, changed."""
+    named = scenario(claim)
+    if not named or any(scenario(m) & named for m in matches):
+        return None
+    return next((o for o in others if scenario(o) & named), None)

@@ -9,7 +9,7 @@ Japanese compounds are one number: `1兆2000億円` is 1.2e12 JPY, `1億2500万`
 
 Not claims (left out): years (a bare whole number 1800-2100, `2020s`, `2024年`), the parts of a date
 (`2024-03-01`, `5 March`, `3月5日`, `10:30`), numbers inside URLs, references (`Section 3.2`, `§ 4`, `Figure 2`, `Table 1`,
-`p. 12`, `图 1`, `第3章`, and the bare numbers that go on with their list: `rounds 2 and 3`), citation IDs (`[S01]`, `[12]`, `Fact-003`, and any word-hyphen-number
+`p. 12`, `unit 2`, `图 1`, `第3章`, and the bare numbers that go on with their list: `rounds 2 and 3`), citation IDs (`[S01]`, `[12]`, `Fact-003`, and any word-hyphen-number
 such as `COVID-19`), list ordinals (`1.` or `2)` opening a line, `(3)`, `1st`, `4th`).
 With `claims_only=False` everything is read, and number words (`twelve`, `twenty`) too: evidence may
 spell a number that a statement writes in digits.
@@ -74,7 +74,7 @@ _MONTHS = (
 _REFERENCE_WORDS = (
     r"sections?|sec\.|§+|chapters?|ch\.|figures?|figs?\.|tables?|annex(?:es)?|appendix|appendices|"
     r"articles?|art\.|pages?|p\.|pp\.|paragraphs?|para\.|items?|steps?|phases?|rounds?|no\.|nos\.|"
-    r"numbers?|versions?|v\.?|lines?|questions?|tasks?|parts?|exhibits?|equations?|eq\.|rules?"
+    r"numbers?|versions?|v\.?|lines?|questions?|tasks?|parts?|exhibits?|equations?|eq\.|rules?|units?"
 )
 _REFERENCE = re.compile(rf"(?:(?<![^\W\d_])(?:{_REFERENCE_WORDS}))\s*\d+(?:[.\-–]\d+)*", re.IGNORECASE)
 _LIST_ON = re.compile(r"\s*(?:,|&|and|or)\s*", re.IGNORECASE)
@@ -99,7 +99,8 @@ _NOT_CLAIMS = [
 _BILLION = re.compile(r"\bbillion\b", re.IGNORECASE)
 _RANGE = re.compile(r"\s*(?:[-–—~～]|to|and|至|到)\s*", re.IGNORECASE)
 _BETWEEN = re.compile(r"(?:between|from)\s*$", re.IGNORECASE)
-_FROM = re.compile(r"\bfrom\s*$", re.IGNORECASE)
+# `from 3 to 5 GW` is a change, unless a range is said to run so (`figures range from 3.8 to 9.9 GW`)
+_FROM = re.compile(r"(?<!\brange\s)(?<!\branges\s)(?<!\branging\s)(?<!\branged\s)\bfrom\s*$", re.IGNORECASE)
 _YEAR_BEFORE = re.compile(r"\b(?:in|since|by|during|until|of|for)\s*$|(?:end|mid)-$", re.IGNORECASE)
 
 

@@ -31,6 +31,11 @@ _CLAUSE_BREAK = re.compile(
     re.IGNORECASE,
 )
 NEGATION = re.compile(r"\b(?:not|cannot|never|neither|nor|no longer)\b|n't\b", re.IGNORECASE)
+# evidence that says it gives no change (`with no net-additions figure`): its words are no change's
+_DENIED = re.compile(
+    r"\b(?:no|without)\s+(?:[\w-]+\s+)?(?:net[- ])?(?:additions?|growth|increases?|changes?)\b(?:\s+figures?)?",
+    re.IGNORECASE,
+)
 _BETWEEN = re.compile(r"\bbetween\s+\S+(?:\s+\S+)?$", re.IGNORECASE)
 
 
@@ -66,6 +71,8 @@ class Reading:
     @classmethod
     def of(cls, text: str, origin: str, whole: bool, context: Context) -> Reading:
         prepared = prepare(text)
+        if origin:  # (blanked, offsets kept: `with no net-additions figure` makes no number a change)
+            prepared = _DENIED.sub(lambda m: " " * len(m.group()), prepared)
         found = share_units(prepared, quantities(text, claims_only=False))
         years = mentions(prepared, found)
         return cls(prepared, found, years, belonging(prepared, found, years), origin, whole, context)

@@ -4,11 +4,13 @@ A number in a block that makes claims (years, dates, citation IDs, section numbe
 are not claims: evidence/quantities.py) is judged in its sentence, or its table row with its header
 and caption (report/number_scope.py), against the facts of the sources cited there: it must be
 stated by one of them for the same thing — its year, its change or level, what it is a number of
-(evidence/number_match.py) — or be derived, where its words say so, from their numbers and the
+(evidence/number_match.py), by a source the citation closing its clause cites when the sentence
+cites several — or be derived, where its words say so, from their numbers and the
 sentence's own (evidence/derivation.py). A fact contributes its statement's numbers and its quote's;
 a fact marked `Verified: partial` only the statement numbers its quote grounds; a fact the verifier
 judged `unsupported` nothing (it has left the closed world). The evidence weights and margin that code
-wrote into a conflict between cited facts count too, for bare numbers only (`margin 0.30`); the rest
+wrote into a conflict between cited facts count too, for bare numbers only, and only they state a
+bare number its phrase calls a weight or margin (`margin 0.30`, not a fact's `0.3 GW`); the rest
 of its resolution is the reflector's words, not a source's, and grounds nothing. Anything else is
 reported at its line, with why the nearest evidence does not ground it and the fact elsewhere that
 does state it, if any.
@@ -170,12 +172,35 @@ def judge_numbers(
         if not scope.numbers:
             continue
         cited = evidence.cited(frozenset(scope.cited)) if scope.cited else Evidence()
-        for (bound, line), verdict in zip(scope.numbers, _judge_scope(scope, cited), strict=True):
+        verdicts = _judge_scope(scope, cited)
+        for index, closes in scope.closes.items():
+            verdicts[index] = _closed(scope.numbers[index][0], verdicts[index], closes, evidence)
+        for (bound, line), verdict in zip(scope.numbers, verdicts, strict=True):
             if verdict.grounded and verdict.how.startswith("derived"):
                 derived.append((frozenset(scope.cited), replace(bound, origin=f"line {line}")))
             elif not verdict.grounded:
                 verdict = _repeated(bound, scope, derived) or verdict
             yield Judged(bound, line, verdict.grounded, scope.cited, verdict.how, verdict.why, verdict.source)
+
+
+def _closed(bound: Bound, verdict: Judgement, closes: tuple[str, ...], evidence: FactEvidence) -> Judgement:
+    """A number stated by a fact of a source that the citation closing its clause does not cite is
+    stated by that citation's facts, or not at all: where a sentence cites several sources, the one
+    after a number says whose figure it is (`the industry's 4.9 GW [S03]`)."""
+    if not verdict.grounded or verdict.source is None or verdict.how.startswith("derived"):
+        return verdict
+    fact = evidence.doc.fact(verdict.source.origin)
+    if fact is None or set(fact.sources) & set(closes):
+        return verdict  # (a conflict's weight, or a fact the citation cites)
+    stated, why = evidence.cited(frozenset(closes)).stating(bound)
+    if stated is not None:
+        return Judgement(True, f'stated by {stated.origin} ("{stated.text}")', source=stated)
+    cites = "".join(f"[{s}]" for s in closes)
+    return Judgement(
+        False,
+        "",
+        f"{fact.id} states it, but the citation closing its clause is {cites}" + (f" ({why})" if why else ""),
+    )
 
 
 def _repeated(bound: Bound, scope: Scope, derived: list[tuple[frozenset[str], Bound]]) -> Judgement | None:

@@ -3,7 +3,9 @@ numbers beside it that a derivation may use.
 
 - A sentence of a paragraph or list item cites the sources of its own citation groups; a sentence
   without one borrows those of the next cited sentence of its block (a citation closes the claim it
-  follows), else of the previous one; a list item without any, those of the list's lead-in.
+  follows), else of the previous one; a list item without any, those of the list's lead-in. In a
+  sentence with several citations, the first one after a number closes its clause (`closes`): a
+  fact of another of the sentence's sources does not state it (report/number_check.py).
 - A number of a sentence that names no year (and does not place itself against another time: `a
   year earlier`) is weakly about the years of the nearest sentence before it in its block that names
   any (`**CONF-4: 9.9 GW for 2025.** ... the NSO's 4.8 GW`); else about those its paragraph names that
@@ -45,6 +47,9 @@ class Scope:
     earlier: list[Operand] = field(default_factory=list)  # cells of earlier rows of its table
     spans: list[int] = field(default_factory=list)  # years between two years it names
     text: str = ""  # a sentence's text, as its numbers were read in it (prepared)
+    # a sentence's number, by index: the sources of the citation closing its clause, when the sentence
+    # has several citations (`the industry's 4.9 GW [S03], the minister's 4.5 GW [S08]`)
+    closes: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     def local(self, row: int = -1) -> list[Operand]:
         """The scope's own numbers as operands (the table row `row` for earlier rows)."""
@@ -76,7 +81,9 @@ def _sentence_scopes(block: Block, fallback: tuple[str, ...], lines: Collection[
             for b in bind_text(sentence, context=context)
         ]
         years = [y for b, _ in numbers for y in b.years]
-        scopes.append(Scope("sentence", first, numbers, ids, spans=year_spans(years), text=prepared))
+        scope = Scope("sentence", first, numbers, ids, spans=year_spans(years), text=prepared)
+        scope.closes = _closing(prepared, [b for b, _ in numbers])
+        scopes.append(scope)
     for index, scope in enumerate(scopes):  # a derived number may rest on its paragraph's numbers
         refers = index > 0 and _REFERS.match(texts[index]) is not None
         scope.earlier = [
@@ -90,6 +97,20 @@ def _sentence_scopes(block: Block, fallback: tuple[str, ...], lines: Collection[
         for s, text in zip(scopes, texts, strict=True)
         if any(s.line <= n <= s.line + text.count("\n") for n in lines)
     ]
+
+
+def _closing(text: str, numbers: list[Bound]) -> dict[int, tuple[str, ...]]:
+    """For a sentence with several citations: the sources of the first one after each number (the
+    citation that closes its clause), by the number's index."""
+    groups = find_groups(text)
+    if len(groups) < 2:
+        return {}
+    closes: dict[int, tuple[str, ...]] = {}
+    for index, bound in enumerate(numbers):
+        group = next((g for g in groups if g.start >= bound.quantity.start), None)
+        if group is not None:
+            closes[index] = group.ids
+    return closes
 
 
 def _contexts(texts: list[str], paragraph: frozenset[int]) -> list[Context]:

@@ -111,6 +111,25 @@ FACTS = [
                  "North 6,100 (105), Coast 11,400 (180).", "S38"),
     ("Fact-068", "End-2025: 4.8 GW = 4,800 MW; 11.5 GWh = 11,500 MWh. YoY: MW +41% (stated), MWh +51% (computed).",
      "S34"),
+    # an institute's outlook (S40): its scenarios, a target that is none of them, and what its base case
+    # assumed
+    ("Fact-080", "The institute's 2019 base case projected 10 GW by 2025 (low case 4 GW, high case 14 GW).", "S40"),
+    ("Fact-081", "The target adopted in 2024 was 8 GW by 2030.", "S40"),
+    ("Fact-082", "The base case assumed pack prices below 100 EUR/kWh by 2023.", "S40"),
+    # an industry body (S41) that sets its count against the statistics office's, and the office (S42)
+    ("Fact-085", "The association reports 4.9 GW installed at end-2025 versus NSO's 4.8 GW.", "S41"),
+    ("Fact-086", "Operational capacity at end-2025 was 4.8 GW.", "S42"),
+    # a forecaster's range (S43), and the top of the figures in circulation
+    ("Fact-087", "The forecaster's central case was about 4.5 GW for 2025 (range 3.8-5.2 GW).", "S43"),
+    # a register's first year (S44): a level, and no change figure for it
+    ("Fact-089", "Year-end 2021 fleet was 0.9 GW in 14 installations, with no net-additions figure because "
+                 "the series starts in 2021.", "S44"),
+    # a grid event (S45): a plant's unit named by its number
+    ("Fact-090", "North Link (1,050 MW) and Harlow Bay unit 2 (410 MW) tripped; frequency fell to 48.85 Hz.", "S45"),
+    # a pipeline for a year (S46)
+    ("Fact-091", "Pipeline at end-2025 (not operational): 6.2 GW total = 2.3 GW under construction + 3.9 GW "
+                 "permitted.", "S46"),
+    ("Fact-088", "The figures in circulation for 2025 range up to a market page's 9.9 GW.", "S43"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-066": "| 2024 | 39,500 | 31,300 | 4,900 | 3,300 |",
@@ -127,7 +146,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    ids = [f"S{i:02d}" for i in range(1, 40)]
+    ids = [f"S{i:02d}" for i in range(1, 50)]
     sources = [Source(s, f"Source {s}", URLS.get(s, f"https://example.org/{s}")) for s in ids]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
@@ -486,6 +505,61 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "The 9.3 GW demand peak came as batteries discharged up to 2.9 GW [S12][S18].", []),
     ("a derivation whose written inputs give it",
      "DC points grew by 1,100 in 2024 (derived: 4,900 less 3,800) [S06].", []),
+    ("a margin that only a fact's figure gives (0.9 GW), not the conflict's weights",
+     "The NSO's 4.8 GW is preferred by evidence weight (margin 0.90) [S01][S03].", ["0.90"]),
+    ("a figure of another scenario than the one its words name (the base case's 10 GW as the low case)",
+     "The institute's 10 GW low case assumed dear batteries [S40].", ["10 GW"]),
+    ("the scenario's own figure", "The institute's 4 GW low case assumed dear batteries [S40].", []),
+    ("a figure of another scenario, in a table row whose label names the scenario",
+     "| Figure | Source |\n| --- | --- |\n| 4 GW | The institute's base case [S40] |\n", ["4 GW"]),
+    ("the figure of the scenario the row's label names",
+     "| Figure | Source |\n| --- | --- |\n| 10 GW | The institute's base case [S40] |\n", []),
+    ("a scenario's figure, changed to the value of a number of no scenario (the 8 GW target)",
+     "Its 8 GW base case assumed prices below 100 EUR/kWh by 2023 [S40].", ["8 GW"]),
+    ("the scenario's figure its words name",
+     "Its 10 GW base case assumed prices below 100 EUR/kWh by 2023 [S40].", []),
+    ("the number of no scenario, its words naming none", "The target adopted in 2024 was 8 GW by 2030 [S40].", []),
+    ("a party's figure stated only by a source the citation closing its clause does not cite",
+     "The association's fleet was 3.4 GW at end-2024 [S41], and the office's 4.8 GW at end-2025 [S01].",
+     ["3.4 GW"]),
+    ("each party's figure, closed by its own citation",
+     "The office's fleet was 3.4 GW at end-2024 [S01], and the association's 4.9 GW at end-2025 [S41].", []),
+    ("one party's figure given as another's (the office's 4.8 GW as the industry's)",
+     "The industry's 4.8 GW includes behind-the-meter systems [S41].", ["4.8 GW"]),
+    ("the party's own figure", "The industry's 4.9 GW includes behind-the-meter systems [S41].", []),
+    ("the other party's figure, named as its", "The association sets its 4.9 GW against NSO's 4.8 GW [S41].", []),
+    ("a range's upper end as the lower end of a range said to run from one value to another",
+     "The 2025 figures in circulation range from 5.2 to 9.9 GW [S43].", ["5.2"]),
+    ("the lower end of a range said to run so",
+     "The 2025 figures in circulation range from 3.8 to 9.9 GW [S43].", []),
+    ("a level as a change, in a fact that says it gives no change",
+     "Set against earlier estimates, it implies roughly 0.9 GW added across 2019-2021 combined [S44].",
+     ["0.9 GW"]),
+    ("the level, in a fact that says it gives no change", "The fleet was 0.9 GW at end-2021 [S44].", []),
+    ("a measurement that only a unit's name gives (unit 2)",
+     "Frequency fell to 2.00 Hz after Harlow Bay unit 2 tripped [S45].", ["2.00"]),
+    ("the measurement, beside the unit's name", "Frequency fell to 48.85 Hz after Harlow Bay unit 2 tripped [S45].",
+     []),
+    ("a number of a cell's note that the words right by it give another figure for (under construction)",
+     "| Figure for end-2025 | What it measures |\n| --- | --- |\n| 6.2 GW [S46][S01] | the pipeline (1.9 GW under "
+     "construction + 3.9 GW permitted), misread as operating capacity |\n", ["1.9 GW"]),
+    ("the figure of a cell's note that its words name",
+     "| Figure for end-2025 | What it measures |\n| --- | --- |\n| 6.2 GW [S46][S01] | the pipeline (2.3 GW under "
+     "construction + 3.9 GW permitted), misread as operating capacity |\n", []),
+    ("a count of another figure's item (the 3.9 GW's 47 projects) beside the figure it is written with",
+     "The only 2026 figures: 2.3 GW under construction in 47 projects at end-2025 [S22].", ["47"]),
+    ("the count of the figure it is written with",
+     "The only 2026 figures: 2.3 GW under construction in 29 projects at end-2025 [S22].", []),
+    ("a number restated in brackets in another unit with another value",
+     "| Year | Fleet |\n| --- | --- |\n| 2022 | 0.3 GW (1,200 MW) [S10] |\n", ["0.3 GW", "1,200 MW"]),
+    ("a number restated in brackets in another unit", "| Year | Fleet |\n| --- | --- |\n| 2022 | 1.2 GW (1,200 MW) [S10] |\n",
+     []),
+    ("a number with another of its unit in brackets that is not a restatement",
+     "Net additions were 1.4 GW in 2025 (1.3 GW in 2024) [S01].", []),
+    ("a number in brackets after a name, not right after the number before",
+     "North Link (1,050 MW) and Harlow Bay unit 2 (410 MW) tripped; frequency fell to 48.85 Hz [S45].", []),
+    ("one party's figure as another's, another source's citation closing the sentence",
+     "The industry's 4.8 GW includes behind-the-meter systems [S41], and the fleet grew [S42].", ["4.8 GW"]),
 ]  # fmt: skip
 
 

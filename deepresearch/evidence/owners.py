@@ -1,0 +1,71 @@
+"""Whose figure a number is: rival figures of one thing, each its own party's.
+
+A number's **owner** is the party its text names right before it: a possessive (`NSO's 4.8 GW`, `the
+industry's 4.9 GW`) or an acronym (`vs NSO 4.8 GW`); not a time (`2024's`, `last year's`). A number of
+evidence whose owner is named, set in its text against a number of another value in its unit
+(another party's figure for the same thing: `VSIA reports 4.9 GW versus NSO's 4.8 GW`), does not
+state a claim that names another owner (`the industry's 4.8 GW`) in a sentence that does not name
+its own.
+
+So is a number written with another in its clause its partner's (`2.3 GW in 29 projects`: the 29 are
+the 2.3 GW's projects): a claim whose clause pairs it with a figure (`2.3 GW under construction in
+47 projects`) is not stated by a number its text pairs only with other figures (`3.9 GW in 47
+projects`) when another number of the claim's unit is paired there with the claim's figure, and shares more of
+the claim's words: that one is the claim's, changed (evidence/cited.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+
+from deepresearch.evidence.bound import Bound
+from deepresearch.evidence.number_match import same_value
+from deepresearch.evidence.terms import terms_of
+
+_POSSESSIVE = re.compile(r"\b([A-Za-z][\w&-]*)['’]s\s+$")
+_ACRONYM = re.compile(r"\b([A-Z][A-Z0-9&]+)\s+$")
+# (stemmed) times, not parties: `last year's 1.3 GW`
+_TIMES = frozenset({"year", "month", "week", "day", "today", "decad", "quarter", "season"})
+
+
+def owner(number: Bound, acronyms: bool = True) -> str:
+    """The party named right before the number in its clause, stemmed ("" when none)."""
+    at = number.clause.find(number.text)
+    if at < 0:
+        return ""
+    before = number.clause[:at]
+    match = _POSSESSIVE.search(before) or (_ACRONYM.search(before) if acronyms else None)
+    word = next(iter(terms_of(match.group(1))), "") if match else ""
+    return "" if word in _TIMES else word
+
+
+def other_owner(claim: Bound, stated: Bound, siblings: Sequence[Bound]) -> str:
+    """The owner of `stated` when it is a rival figure of another party than the claim names ("" when
+    not): its text sets it against a number of another value in its unit."""
+    theirs, ours = owner(stated), owner(claim, acronyms=False)
+    if not theirs or not ours or theirs == ours or theirs in claim.around:
+        return ""
+    rivals = (
+        s for s in siblings
+        if s is not stated and s.quantity.claim and s.quantity.dimension == stated.quantity.dimension
+        and not same_value(s.quantity, stated.quantity) and s.years & stated.years
+    )  # fmt: skip
+    return theirs if next(rivals, None) is not None else ""
+
+
+def _partners(number: Bound) -> frozenset[Decimal]:
+    """The values of the other numbers of its clause, years aside."""
+    return frozenset(v for v in number.beside if not (v == v.to_integral_value() and 1800 <= v <= 2100))
+
+
+def partnered(claim: Bound, matches: Sequence[Bound], others: Iterable[Bound]) -> Bound | None:
+    """A number of another value paired with the figure the claim is paired with, when every number
+    with the claim's value is paired only with other figures (see the module docstring)."""
+    ours = _partners(claim) - {r.value for r in claim.quantity.readings}
+    if not ours or any(not _partners(m) or _partners(m) & ours for m in matches):
+        return None
+    # (and whose words are the claim's more: else its partner may be the number that is wrong)
+    words = max(len(m.terms & claim.terms) for m in matches)
+    return next((o for o in others if _partners(o) & ours and len(o.terms & claim.terms) > words), None)
