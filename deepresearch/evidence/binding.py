@@ -13,7 +13,8 @@ in the text it is written in, to:
   of where it started (`from 3.4 GW at the end of 2024, an increase of 1.4 GW`). Their **strength**: 2 for its own, 1 for
   the one year of a sentence's opening clause (`In 2024, ...`) or, for evidence, of its sentence,
   0 for a looser guess (evidence/aboutness.py says when years conflict).
-- **terms** (evidence/terms.py): what the number is a number of; and the words of its own phrase
+- **terms** (evidence/terms.py): what the number is a number of (a derivation's input, `(derived: 105
+  against 290)`: its own clause's words, or its sentence's when it has none); and the words of its own phrase
   (`near`): those between it and the breaks (punctuation, `during`, `at`, `to`, `and`...) nearest it
   on either side, up to the numbers either side (`discharged up to 2.9 GW during the record 9.3 GW
   peak`: `discharged` is the 2.9 GW's, `record peak` the 9.3 GW's).
@@ -97,6 +98,7 @@ def bind_row(
     numbers = [quantities(cell, claims_only=True) for cell in cells]
     label_text = " ".join(cell for cell, found in zip(cells, numbers, strict=True) if not found)
     label_years, headed = years_in(label_text), years_in(" ".join(header))
+    label = terms_of(label_text)
     heads = [
         (terms_of(header[i]), {q.dimension for q in found})
         for i, found in enumerate(numbers)
@@ -118,7 +120,9 @@ def bind_row(
             others = frozenset().union(
                 *(words for words, dims in heads if own and words != own and b.quantity.dimension in dims)
             )
-            bound.append(replace(b, column=index, loose=loose, header=own - others, columns=others - own))
+            bound.append(replace(
+                b, column=index, loose=loose, header=own - others, columns=others - own, label=label
+            ))  # fmt: skip
     return bound
 
 

@@ -40,6 +40,7 @@ class Bound:
     # gives it as measured, speaking of nothing foreseen (evidence/forecasts.py)
     forecast: bool = False
     observed: bool = False
+    label: frozenset[str] = frozenset()  # a table cell's: the words of its row's label cells
 
     @property
     def text(self) -> str:

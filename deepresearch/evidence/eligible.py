@@ -3,7 +3,8 @@ have its value for the same thing (evidence/cited.py): not a year (`in 2025`), n
 names rather than counts (`round 3`, `unit 2`) unless the claim names it by the same word (a bare
 claim written with decimals, `2.00`, measures: no name states it), not a number in a
 unit the claim's sentence does not name when the claim is bare, and not a figure a number written
-before in the claim's sentence took (nor another fact's restatement of it).
+before in the claim's sentence took (nor another fact's restatement of it), and not a part's figure
+for a table row labelled as the whole (`Total`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Collection
 
 from deepresearch.evidence.bound import Bound
 from deepresearch.evidence.number_match import same_value
-from deepresearch.evidence.terms import stem
+from deepresearch.evidence.terms import stem, terms_of
 
 
 def may_state(claim: Bound, item: Bound, taken: Collection[Bound] = ()) -> bool:
@@ -24,7 +25,20 @@ def may_state(claim: Bound, item: Bound, taken: Collection[Bound] = ()) -> bool:
         and not _a_year(item)
         and not _restates(item, taken)
         and not _a_label(item, claim)
+        and not _a_part(item, claim)
     )
+
+
+# (stemmed) words that give a number as a whole: `total 2.6 GW`, `across the three rounds`, `in all`
+WHOLE = frozenset({"total", "sum", "combin", "altogether", "overall", "cumulativ", "across", "together"})
+
+
+def _a_part(item: Bound, claim: Bound) -> bool:
+    """A table row whose label names a whole (`| Total | - | 2.6 GW | 41 |`) states the total: not a
+    number that the evidence gives as none, a part's figure (`round 3 awarded 1.0 GW`)."""
+    if not claim.label & WHOLE:
+        return False
+    return not (item.terms | item.near | terms_of(item.clause) | item.label) & WHOLE
 
 
 def _restates(item: Bound, taken: Collection[Bound]) -> bool:

@@ -18,8 +18,8 @@ cell's column header) name the operations it may be:
   closing it (`... (derived).`, `; this is a derived projection`); see derivation.py.
 
 A number is a change when it is signed (`+5`, `−15%`) or when a change word stands right before it
-(`rose by`, `fell`, `an increase of`) or right after it (`19% lower`, `a 38% decline`); its
-direction is that of the sign or the word.
+(`rose by`, `fell`, `an increase of`) or right after it (`19% lower`, `a 38% decline`, `EUR 180m net
+growth`); its direction is that of the sign or the word.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ _BEFORE = re.compile(
     re.IGNORECASE,
 )
 _AFTER = re.compile(
-    r"^\s*(?:(?:year-on-year|y/y|yoy|on the year)\s+)?(?P<word>increase|decrease|rise|drop|decline|growth|gain|"
+    r"^\s*(?:(?:year-on-year|y/y|yoy|on the year|net)\s+)?(?P<word>increase|decrease|rise|drop|decline|growth|gain|"
     r"loss|jump|fall|reduction|cut|additions?|higher|lower|more|less|fewer|below|above|up|down|added)\b"
     r"(?!\s+(?:the|a|an|its|their|his|her|our|\d))",  # `205,000 less the 14,000 exported`: a subtraction
     re.IGNORECASE,

@@ -7,7 +7,9 @@ months or numbers; a unit of power or energy that follows no number names what i
 (end-2024) and 2.1 GW (end-2023)`, `about 91 MW and about 32 MW`) or follow it in its group (`1.7 GW
 (53 installations) on distribution networks`); or, when it has none, those of the clause before
 (`fell from EUR 160m (2022) to 140m (2023)`: the same thing), unless its group opens with words of
-its own (`total spend was EUR 520m; battery revenue (310m) rose`: another item). A bracket with a
+its own (`total spend was EUR 520m; battery revenue (310m) rose`: another item). A group that opens
+with a verb of change after `and` or `but` has no subject of its own and takes the group before's
+words too (`growth in power peaked in 2023 (+75%) and slowed to +41% in 2025`: power's growth). A bracket with a
 number and no words of its own after an earlier one with words is parallel to it (`Capital 17,900
 (290 per 100,000 residents), North 6,100 (105)`); one that follows words written since the number
 before it is about those words, and they are not that number's (`2.9 GW during the demand peak (9.3
@@ -58,6 +60,13 @@ _STRONG = re.compile(
     re.I,
 )
 Clause = tuple[int, int]
+# A group that opens with a verb of change after `and`/`but` has no subject of its own: it goes on
+# with the one before's (`growth in power peaked in 2023 (+75%) and slowed to +41% in 2025`).
+_NO_SUBJECT = re.compile(
+    r"\s*,?\s*(?:and|but)\s+(?:then\s+|later\s+)?(?:slowed|rose|fell|grew|peaked|dropped|declined|"
+    r"increased|decreased|climbed|jumped|eased|recovered|doubled|tripled|halved|accelerated)\b",
+    re.IGNORECASE,
+)
 
 
 def stem(word: str) -> str:
@@ -123,12 +132,16 @@ def clause_terms(text: str, clauses: Sequence[Clause], starts: Sequence[int]) ->
     out: dict[int, frozenset[str]] = {}
     inherited: frozenset[str] = frozenset()
     parallel: frozenset[str] = frozenset()  # the words of the last bracket that had its own
+    subject: frozenset[str] = frozenset()  # the words of the group before (its subject, when it has one)
     for group in _groups(text, clauses):
         counted = [c for c in group if any(c[0] <= s < c[1] for s in starts)]
+        before, subject = subject, frozenset(w for c in group for w in terms_of(text[slice(*c)]))
         if not counted:
             continue
         first = group.index(counted[0])
         lead = frozenset(w for c in group[:first] for w in terms_of(text[slice(*c)]))
+        if _NO_SUBJECT.match(text, group[0][0]):
+            lead |= before
         if lead:  # an item that names what it is about (`; battery revenue (95/310m) rose`)
             inherited = parallel = frozenset()
         run: list[Clause] = []  # the clauses with numbers that the next words without one follow
@@ -156,4 +169,5 @@ def clause_terms(text: str, clauses: Sequence[Clause], starts: Sequence[int]) ->
                 for owner in (c for c in run if c in counted):
                     out[owner[0]] |= words
             run.append(clause)
+        subject = out[counted[0][0]] if _NO_SUBJECT.match(text, group[0][0]) else subject
     return out

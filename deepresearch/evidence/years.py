@@ -160,10 +160,15 @@ def _pair_list(
     text: str, run: list[Quantity], years: list[YearMention], owned: dict[int, YearMention]
 ) -> None:
     """A list of n numbers takes, in order, a range of n years right after or before it, else n
-    single years of its text; `from a to b` takes the ends of a range after or before it."""
+    single years of its text; `from a to b` takes the ends of a range after or before it, before
+    any single years of its text (`from EUR 95m in 2022 to EUR 310m in 2024, and from 210 to 130
+    EUR/kWh between 2022 and 2025`)."""
     after = [y for y in years if y.start >= run[-1].end and y.start - run[-1].end <= 60]
     before = [y for y in years if y.end <= run[0].start and run[0].start - y.end <= 80]
     span = next((y for y in (*after, *reversed(before)) if len(y.years) == len(run)), None)
+    ends = next((y for y in (*after, *reversed(before)) if y.ends[0] != y.ends[1]), None)
+    if span is None and len(run) == 2 and ends is not None and _FROM.search(text, 0, run[0].start):
+        span = YearMention(ends.start, ends.end, frozenset(ends.ends), ends.ends)  # (its range's ends)
     singles = [y for y in years if len(y.years) == 1]
     if span is None and len(singles) == len(run) and len({min(y.years) for y in singles}) == len(run):
         for q, mention in zip(run, sorted(singles, key=lambda y: min(y.years)), strict=True):
@@ -172,8 +177,3 @@ def _pair_list(
     if span is not None:
         for q, year in zip(run, sorted(span.years), strict=True):
             owned[q.start] = YearMention(span.start, span.end, frozenset({year}), (year, year))
-        return
-    ends = next((y for y in (*after, *reversed(before)) if y.ends[0] != y.ends[1]), None)
-    if len(run) == 2 and ends is not None and _FROM.search(text, 0, run[0].start):
-        for q, year in zip(run, ends.ends, strict=True):
-            owned[q.start] = YearMention(ends.start, ends.end, frozenset({year}), (year, year))

@@ -29,6 +29,7 @@ from deepresearch.evidence.cited import Evidence
 from deepresearch.evidence.consistency import backwards, contradictions
 from deepresearch.evidence.judge import Judgement, judge_together, missing_numbers
 from deepresearch.evidence.quantities import Quantity, quantities
+from deepresearch.evidence.series import misplaced
 from deepresearch.evidence.terms import terms_of
 from deepresearch.report.blocks import Block
 from deepresearch.report.number_scope import Scope, scopes
@@ -147,7 +148,11 @@ def _judge_scope(scope: Scope, evidence: Evidence) -> list[Judgement]:
         claims, evidence, scope.earlier, scope.spans, where=f"this {scope.kind}", distinct=True
     )
     stated = [v.source for v in verdicts]
-    against = {**backwards(scope.text, claims, stated), **contradictions(scope.text, claims, scope.spans)}
+    against = {
+        **misplaced(claims, evidence),
+        **backwards(scope.text, claims, stated),
+        **contradictions(scope.text, claims, scope.spans),
+    }
     for index, why in against.items():
         verdicts[index] = Judgement(False, "", why)  # the sentence cannot be right as written
     return verdicts

@@ -81,6 +81,36 @@ FACTS = [
     ("Fact-042", "Full operation of all contracts brings availability payments to their peak.", "S25"),
     # a government target (S26)
     ("Fact-043", "The government targets 8 GW by 2030.", "S26"),
+    # a grid operator's spend by year (S30): three totals and three shares, each list in year order
+    ("Fact-060", "The operator's total ancillary spend was EUR 340m (2022), EUR 410m (2023) and EUR 520m "
+                 "(2024); battery operators' share rose from about 28% to 44% to 60%.", "S30"),
+    ("Fact-061", "Gas's share of the ancillary market fell from about 47% to about 23%.", "S30"),
+    # a price series by year and revenues by year (S31)
+    ("Fact-062", "Average pack prices were 210 EUR/kWh (2022), 178 EUR/kWh (2023), 152 EUR/kWh (2024) and "
+                 "130 EUR/kWh (2025).", "S31"),
+    ("Fact-063", "Battery operators' revenue was EUR 95m in 2022 and EUR 310m in 2024.", "S31"),
+    # auction rounds and their total (S32)
+    ("Fact-064", "Round 3 awarded 1.0 GW to 16 projects in February 2025.", "S32"),
+    ("Fact-065", "The auction rounds under the Act: total 2.6 GW / 41 projects.", "S32"),
+    # a charging registry's table (S33), quoted by row; a bulletin's yearly growth by unit (S34)
+    ("Fact-066", "AC points (up to 22 kW): 25,900 in 2023 and 31,300 in 2024.", "S33"),
+    ("Fact-067", "DC points (50-149 kW): 3,800 in 2023 and 4,900 in 2024.", "S33"),
+    # a grid event (S35): two losses and their total; the load shed after
+    ("Fact-069", "In the 14 Nov 2022 event, the combined loss of North Link (1,050 MW) and Harlow Bay (410 MW), "
+                 "1,460 MW in total, exceeded the largest infeed loss secured against.", "S35"),
+    ("Fact-070", "In the 14 Nov 2022 event, load shedding disconnected about 1,600 MW of demand.", "S35"),
+    # an operator's spend by provider (S36): the changes 2022-2024, rises and falls, and their net sum
+    ("Fact-071", "Changes in ancillary spend over 2022-2024 (EUR m): batteries +215m, gas -40m, hydro -10m = "
+                 "+180m net rise.", "S36"),
+    # a pipeline and its total (S37), and a blog's figure for it
+    ("Fact-072", "Pipeline at end-2025: 2.3 GW in 29 projects under construction, 3.9 GW in 47 projects "
+                 "permitted, 6.2 GW in total.", "S37"),
+    ("Fact-073", "A blog post reported 3.1 GW permitted at end-2025.", "S37"),
+    # points by region (S38): a count and a density per region
+    ("Fact-074", "Public points at the end of 2025 by region: Capital 17,900 (290 per 100,000 residents), "
+                 "North 6,100 (105), Coast 11,400 (180).", "S38"),
+    ("Fact-068", "End-2025: 4.8 GW = 4,800 MW; 11.5 GWh = 11,500 MWh. YoY: MW +41% (stated), MWh +51% (computed).",
+     "S34"),
     # an institute's outlook (S40): its scenarios, a target that is none of them, and what its base case
     # assumed
     ("Fact-080", "The institute's 2019 base case projected 10 GW by 2025 (low case 4 GW, high case 14 GW).", "S40"),
@@ -102,6 +132,7 @@ FACTS = [
     ("Fact-088", "The figures in circulation for 2025 range up to a market page's 9.9 GW.", "S43"),
 ]  # fmt: skip
 QUOTES = {
+    "Fact-066": "| 2024 | 39,500 | 31,300 | 4,900 | 3,300 |",
     "Fact-017": "| 2022 | 1.2 | 0.3 |",
     "Fact-018": "The fleet grew from 3.4 GW at the end of 2024 - an increase of 1.4 GW in one year.",
     "Fact-022": "Battery storage discharged up to 2.9 GW during the evening peak.",
@@ -345,6 +376,48 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "At full operation the contracts imply roughly EUR 41m a year in availability payments [S25].", ["EUR 41m"]),
     ("the figure those words are about",
      "At full operation the contracts imply roughly EUR 135m a year in availability payments [S25].", []),
+    ("a list's item in a cited list's order, another text's figure at its place (28% is the first year's)",
+     "Battery operators' share rose from about 23% to 44% to 60% [S30].", ["23%"]),
+    ("a list's item in a cited list's order, each at its place",
+     "Battery operators' share rose from about 28% to 44% to 60% (totals of EUR 340m, 410m and 520m) [S30].", []),
+    ("from a to b between two years, after single years of other numbers: the range's end, not the 2024 price",
+     "Revenue rose from EUR 95m in 2022 to EUR 310m in 2024, and pack prices fell from 210 to 152 EUR/kWh "
+     "between 2022 and 2025 [S31].", ["152 EUR"]),
+    ("from a to b between two years: its ends",
+     "Revenue rose from EUR 95m in 2022 to EUR 310m in 2024, and pack prices fell from 210 to 130 EUR/kWh "
+     "between 2022 and 2025 [S31].", []),
+    ("a table row's cell in a quoted row's order, another column's figure at its place",
+     "| Year | All | AC | DC | HPC |\n| --- | --- | --- | --- | --- |\n"
+     "| 2024 | 39,500 [S33] | 31,300 [S33] | 4,900 [S33] | 4,900 [S33] |\n", ["4,900"]),
+    ("a table row's cells in a quoted row's order, each at its place",
+     "| Year | All | AC | DC | HPC |\n| --- | --- | --- | --- | --- |\n"
+     "| 2024 | 39,500 [S33] | 31,300 [S33] | 4,900 [S33] | 3,300 [S33] |\n", []),
+    ("three numbers of one unit that are no list (each its own words), against a cited list",
+     "| Date | Event | Impact | Source |\n| --- | --- | --- | --- |\n| 14 Nov 2022 | North Link trips while "
+     "importing 1,050 MW, then Harlow Bay (410 MW) | ~1,600 MW load shed | [S35] |\n", []),
+    ("a list that closes with its total, an item out of its place",
+     "At end-2025, 2.3 GW in 29 projects was under construction and 3.1 GW in 47 projects was permitted, "
+     "6.2 GW in total [S37].", ["3.1 GW"]),
+    ("a list that closes with its total, each at its place",
+     "At end-2025, 2.3 GW in 29 projects was under construction and 3.9 GW in 47 projects was permitted, "
+     "6.2 GW in total [S37].", []),
+    ("a derivation's input with no words of its own, another region's count",
+     "The North had about a third of the Capital's density per resident (derived: 11,400 against 290) [S38].",
+     ["11,400"]),
+    ("a derivation's inputs with no words of its own, the sentence's regions",
+     "The North had about a third of the Capital's density per resident (derived: 105 against 290) [S38].", []),
+    ("a net growth, stated only by a fall", "Batteries took almost all of the EUR 10m net growth in spending [S36].",
+     ["EUR 10m"]),
+    ("a net growth, stated by the net rise",
+     "Batteries took almost all of the EUR 180m net growth in spending [S36].", []),
+    ("a clause with no subject of its own, another unit's growth",
+     "Growth in power peaked in 2023 and slowed to +51% in 2025 [S34].", ["51%"]),
+    ("a clause with no subject of its own, its subject's growth",
+     "Growth in power peaked in 2023 and slowed to +41% in 2025 [S34].", []),
+    ("a total row, a part's figure",
+     "| Round | Capacity | Projects |\n| --- | --- | --- |\n| Total | 1.0 GW [S32] | 16 [S32] |\n", ["1.0 GW", "16"]),
+    ("a total row, the total", "| Round | Capacity | Projects |\n| --- | --- | --- |\n| 3 | 1.0 GW [S32] | - |\n"
+     "| Total | 2.6 GW [S32] | 41 [S32] |\n", []),
     ("'add that' reports, it states no change",
      "Supporters would add that the fleet held 4.8 GW at end-2025 [S01].", []),
     ("the sentence before, referred to",
