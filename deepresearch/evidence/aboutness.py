@@ -21,29 +21,19 @@ they are about (evidence/binding.py):
   `installations`, does not make it about `stated`); nor, when none of its words is about this
   number, what at least two of them say of another fact's number.
 
-And which number of another value may be what a claim's words are about instead (`rival`: its unit,
-its time, a level for a level and a change for a change; evidence/cited.py weighs the words).
-
-A number no evidence states is not derived when the evidence gives another value for the same thing
-(`wrong_figure`): its kind (change or level), its years (all of them, when its own), and at least two of its
-distinctive words (`frequency deviations beyond ±200 mHz fell to 4 in 2024` when a fact gives 3 for
-them in 2024: the sentence gives the wrong figure, not an arithmetic of others); not a value its
-sentence states too, nor for a change that the words right by it make one (`0.6 GW more`, `up 0.6
-GW`): those are differences of figures, not the figure of their thing; nor for a sum that names no
-year (`the two rounds together awarded 1.6 GW`: each round's figure is for its own year).
+Which number of another value a claim's words may be about instead: evidence/rivals.py.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 
 from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.forecasts import scenario
 from deepresearch.evidence.number_match import same_value, years_text
 from deepresearch.evidence.owners import other_owner
 from deepresearch.evidence.reading import NEGATION
-from deepresearch.evidence.signals import SUM
 
 CONTAINS = re.compile(r"\b(?:includ\w*|compris\w*|contain\w*|of which|among them)\b", re.IGNORECASE)
 
@@ -258,69 +248,3 @@ def conflict(
         said = ", ".join(sorted(other.terms & claim.terms))
         return f'{who}, but not for "{said}": {other.origin} gives {other.text} for that'
     return ""
-
-
-def _bound(item: Bound) -> bool:
-    """A number written as a bound or a divisor (`above 1 MW`, `1 MW or more`, `per 100,000`): no
-    item's figure."""
-    number = re.escape(item.text)
-    return bool(
-        re.search(
-            rf"(?:\b(?:per|above|over|below|under|than|least|exceeding)\s+|(?:[<>]=?|[≥≤])\s*){number}",
-            item.clause,
-        )
-        or re.search(
-            rf"{number}\s+(?:or|and)\s+(?:more|less|above|over|below|under|greater|higher|lower)\b",
-            item.clause,
-        )
-    )
-
-
-def rival(claim: Bound, item: Bound) -> bool:
-    """A number that may be the one the claim's words are about instead: another value in its unit,
-    for its time, a level for a level and a change for a change, and not a threshold (`1 MW or
-    more`), a divisor (`per 100,000`) or another number of the claim's clause."""
-    q = item.quantity
-    if not q.claim or q.dimension != claim.quantity.dimension or same_value(claim.quantity, q):
-        return False
-    if {r.value for r in q.readings} & claim.beside or _bound(item) or item.change != claim.change:
-        return False
-    return _same_time(claim, item)
-
-
-def _same_time(claim: Bound, item: Bound) -> bool:
-    """An evidence number for the claim's time: timely, and for none of the claim's years only when
-    it names none (`0.3 GW in 2022` is not a rival to a figure loosely for 2025)."""
-    return timely(claim, item) and not (claim.years and item.years and not claim.years & item.years)
-
-
-def wrong_figure(
-    claim: Bound, texts: Sequence[Sequence[Bound]], distinctive: Callable[[frozenset[str]], frozenset[str]],
-    written: Collection[float] = (),
-) -> Bound | None:  # fmt: skip
-    """Another value the evidence gives for what the claim is about (module docstring), or None;
-    not one the claim's sentence states itself (`written`): then the claim is another figure
-    (`rose from 0.3 GW in 2022 to 0.9 GW in 2023, 0.6 GW more`)."""
-    if _compared(claim) or (not claim.years and SUM in claim.signals):
-        return None  # (a sum for no year may add a fact's figures for several: `the two rounds together`)
-    own = claim.strength == 2 and bool(claim.years)
-    for text in texts:
-        for item in text:
-            q = item.quantity
-            if not q.claim or q.dimension != claim.quantity.dimension or item.change != claim.change:
-                continue
-            if same_value(claim.quantity, q) or any(float(r.value) in written for r in q.readings):
-                continue
-            if (own and not (item.strength and item.years == claim.years)) or not timely(claim, item):
-                continue  # (a figure for 2024 is not the one for 2024-2025)
-            if len(distinctive(claim.terms & item.terms)) >= 2:
-                return item
-    return None
-
-
-def _compared(claim: Bound) -> bool:
-    """A change that the words right by it make one (`0.6 GW more`, `up 0.6 GW`, `rose by 12%`), not
-    its sign: a difference of figures, not the figure of its thing."""
-    digits = re.search(r"\d[\d,.]*", claim.text)
-    signed = digits is not None and re.search(rf"[+±−–-]\s?{re.escape(digits.group())}", claim.clause)
-    return claim.change and claim.direction != 0 and not signed

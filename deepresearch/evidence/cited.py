@@ -10,10 +10,8 @@ with its value: by one word when the claim's phrase names nothing of those, else
 words that many texts use when it shares no word with their phrases (the words naming the cited
 sources' publishers left out: they say who counts, not what). A claim whose one year is only its
 context's, stated only by numbers for other years, is not grounded when evidence gives the same
-thing another value for that year (evidence/aboutness.py: `contemporary`). A number found only by rounding
-(`5 GW` for 4.8 GW), or only as a threshold (`minimum 2-hour`) for a claim that names none, is weaker
-evidence: a number of another value, written as coarsely as the claim, that its words are about as
-much (`the 4 GW low case`) shows it is that number, changed. A number
+thing another value for that year (evidence/aboutness.py: `contemporary`). A number found only by
+rounding, or only as a threshold, is weaker evidence (evidence/rivals.py: `weakly_stated`). A number
 of a text that names rather than counts (`round 3`, a date's day) states only a claim that names it
 by the same word (`rounds 2 and 3`, a `Round` column). A number of one scenario does not state a
 claim its words give for another (evidence/forecasts.py), nor a number written with another figure
@@ -23,24 +21,17 @@ or margin (`margin 0.30`) is stated only by a conflict's evidence weights.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from deepresearch.evidence.aboutness import (
-    CONTAINS,
-    conflict,
-    contemporary,
-    rival,
-    timely,
-    written_as_bound,
-    wrong_figure,
-)
+from deepresearch.evidence.aboutness import CONTAINS, conflict, contemporary
 from deepresearch.evidence.arithmetic import Operand, operands
 from deepresearch.evidence.binding import Bound, bind_text
 from deepresearch.evidence.eligible import may_state
 from deepresearch.evidence.forecasts import other_scenario
-from deepresearch.evidence.number_match import as_coarse, exact, same_value, years_text
+from deepresearch.evidence.number_match import same_value, years_text
 from deepresearch.evidence.owners import partnered
+from deepresearch.evidence.rivals import others, rival, weakly_stated, wrong_figure
 from deepresearch.evidence.years import elsewhen
 
 
@@ -116,38 +107,43 @@ class Evidence:
                     matches.append(item)
                 why = why or reason
         if matches:
-            best = max(matches, key=lambda m: _score(claim, m, self))
-            silent = not any(m.terms & claim.terms for m in matches)
-            # a sentence that negates may name what its number is not: no rival for those words
-            rival = (
-                self._better(claim, _score(claim, best, self))
-                if self.dated and silent and not claim.negated
-                else None
-            )
-            rival = rival or self._nearer(claim, matches)  # (the words right by its number)
-            rival = rival or self._weakly_stated(claim, matches)
-            rival = rival or other_scenario(claim, matches, self._others(claim))
-            rival = rival or partnered(claim, matches, self._others(claim))
-            then = None if rival else contemporary(claim, matches, self.texts, self.distinctive)
-            if then is not None:  # (the figure of its context's year)
-                return None, f"{best.origin} states {best.text} for {years_text(best.years)}; " + (
-                    f"{then.origin} gives {then.text} for {years_text(claim.years)}, the year its context is about"
-                )
-            if rival is None:
-                return best, ""
-            words = ", ".join(sorted(self.distinctive(rival.terms & claim.terms, 10))) or years_text(
-                rival.years
-            )
-            return (
-                None,
-                f'{best.origin} states {best.text}, but {rival.origin} gives {rival.text} for "{words}"',
-            )
+            return self._best(claim, matches)
         weight = self._weight(claim)
         return (weight, "") if weight is not None else (None, why)
 
+    def _best(self, claim: Bound, matches: Sequence[Bound]) -> tuple[Bound | None, str]:
+        """The match most about the claim, unless a number of another value is what the claim's words
+        are about instead (module docstring): then None and why."""
+        best = max(matches, key=lambda m: _score(claim, m, self))
+        silent = not any(m.terms & claim.terms for m in matches)
+        # a sentence that negates may name what its number is not: no rival for those words
+        instead = (
+            self._better(claim, _score(claim, best, self))
+            if self.dated and silent and not claim.negated
+            else None
+        )
+        instead = instead or self._nearer(claim, matches)  # (the words right by its number)
+        instead = instead or weakly_stated(claim, matches, self.texts, self.distinctive)
+        instead = instead or other_scenario(claim, matches, others(claim, self.texts))
+        instead = instead or partnered(claim, matches, others(claim, self.texts))
+        then = None if instead else contemporary(claim, matches, self.texts, self.distinctive)
+        if then is not None:  # (the figure of its context's year)
+            return None, f"{best.origin} states {best.text} for {years_text(best.years)}; " + (
+                f"{then.origin} gives {then.text} for {years_text(claim.years)}, the year its context is about"
+            )
+        if instead is None:
+            return best, ""
+        words = ", ".join(sorted(self.distinctive(instead.terms & claim.terms, 10))) or years_text(
+            instead.years
+        )
+        return (
+            None,
+            f'{best.origin} states {best.text}, but {instead.origin} gives {instead.text} for "{words}"',
+        )
+
     def wrong_figure(self, claim: Bound, written: Collection[float] = ()) -> Bound | None:
         """Another value a text gives for what the claim is about, not one of the `written` values of
-        its sentence (evidence/aboutness.py)."""
+        its sentence (evidence/rivals.py)."""
         return wrong_figure(claim, self.texts, lambda terms: self.distinctive(terms, 10), written)
 
     def _weight(self, claim: Bound) -> Bound | None:
@@ -222,44 +218,6 @@ class Evidence:
                     return item
         return None
 
-    def _weakly_stated(self, claim: Bound, matches: Sequence[Bound]) -> Bound | None:
-        """When the numbers with the claim's value state it only weakly, rounded to the claim's
-        precision (`5 GW` for 4.8 GW) or as a threshold for a claim that states no threshold (a
-        `minimum 2-hour requirement` for an average of 2.0 hours): a number of another value written
-        as coarsely as the claim (its unit, or one its sentence names; the claim's years) that the
-        claim's distinctive words are about at least as much, by one word or more. A tie goes to the
-        number the words name: `FEI's 5 GW low case` is the low case a fact gives as 4 GW, not the
-        4.8 GW outturn beside it; `about 5 GW` is still the fleet's 4.8 GW beside a region's 1.9 GW."""
-        bounded = written_as_bound(claim) or bool(claim.terms & _BOUNDS)
-        if any(exact(claim.quantity, m.quantity) and (bounded or not written_as_bound(m)) for m in matches):
-            return None
-        ours = max(len(self.distinctive(m.terms & claim.terms, 10)) for m in matches)
-        rivals = [
-            (len(self.distinctive(item.terms & claim.terms, 10)), item)
-            for item in self._others(claim, named=True)
-            if as_coarse(item.quantity, claim.quantity)
-        ]
-        words, rival = max(rivals, key=lambda r: r[0], default=(0, None))
-        return rival if words >= max(ours, 1) else None
-
-    def _others(self, claim: Bound, named: bool = False) -> Iterator[Bound]:
-        """The numbers of the evidence in the claim's unit (`named`: for a bare claim, in a unit its
-        sentence names too) with another value, for its years, that state an item's figure: not the
-        value of another number of its clause (`1-10 MW`), nor a bound or a divisor."""
-        mine = claim.quantity
-        for text in self.texts:
-            for item in text:
-                q = item.quantity
-                unit = q.dimension == mine.dimension or (
-                    named and mine.plain and claim.named is not None and q.dimension in claim.named
-                )
-                if not q.claim or not unit or same_value(mine, q):
-                    continue
-                if {r.value for r in q.readings} & claim.beside or not timely(claim, item):
-                    continue
-                if not written_as_bound(item):
-                    yield item
-
     def _lends(self, claim: Bound, cell: Bound) -> bool:
         """A quoted cell's bare digits stand for the claim's number: always in a fact's own check
         (`lends`), else when the cell's row label and the claim name the same year."""
@@ -284,7 +242,6 @@ class Evidence:
 
 
 # (stemmed) words that name a number as a threshold: `the 10 MW size thresholds`, `a 2.4 GW floor`
-_BOUNDS = frozenset({"threshold", "floor", "minimum", "maximum", "limit", "cap", "ceil"})
 _WEIGHING = frozenset({"weight", "margin"})  # (stemmed: weights, margins)
 
 

@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from deepresearch.evidence.arithmetic import PARAGRAPH, Family, Operand, Target, search
 from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.quantities import Reading
+from deepresearch.evidence.rivals import worded_change
 from deepresearch.evidence.signals import ANNUAL, DERIVED, DIFFERENCE, GROWTH, RATIO, SHARE, SUM
 
 TOLERANCE = 0.05
@@ -104,7 +105,9 @@ def derive(
     named = sorted(set(spans))
     year = min(claim.years) if len(claim.years) == 1 and claim.strength else None
     since = year if year is not None and _since(claim) else None
-    said = bool(claim.signals & {DIFFERENCE, DERIVED})  # (else a change is only the difference of levels)
+    # a change its words name (`gained 24`, `0.6 GW more`), not only its sign (`+0.6 GW`), may be the
+    # difference of two changes; a signed one only of two levels
+    said = bool(claim.signals & {DIFFERENCE, DERIVED}) or worded_change(claim)
     year = None if since is not None else year
     for reading, dimension in _targets(claim):
         value = float(reading.value)

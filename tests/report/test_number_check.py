@@ -130,6 +130,8 @@ FACTS = [
     ("Fact-091", "Pipeline at end-2025 (not operational): 6.2 GW total = 2.3 GW under construction + 3.9 GW "
                  "permitted.", "S46"),
     ("Fact-088", "The figures in circulation for 2025 range up to a market page's 9.9 GW.", "S43"),
+    # a network by year (S47)
+    ("Fact-092", "The network grew from 48 stations in 2022 to 72 stations at the end of 2024.", "S47"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-066": "| 2024 | 39,500 | 31,300 | 4,900 | 3,300 |",
@@ -503,6 +505,10 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "The 9.3 GW demand peak came as batteries discharged up to 9.3 GW [S12][S18].", ["9.3 GW"]),
     ("two values, one of them stated by two facts",
      "The 9.3 GW demand peak came as batteries discharged up to 2.9 GW [S12][S18].", []),
+    ("a change its words name, the difference of its sentence's two numbers",
+     "Trips rose, while the network gained 24 stations, from 48 to 72 [S47].", []),
+    ("a change its words name, no difference of its sentence's two numbers",
+     "Trips rose, while the network gained 26 stations, from 48 to 72 [S47].", ["26"]),
     ("a derivation whose written inputs give it",
      "DC points grew by 1,100 in 2024 (derived: 4,900 less 3,800) [S06].", []),
     ("a margin that only a fact's figure gives (0.9 GW), not the conflict's weights",
