@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.forecasts import scenario
@@ -189,19 +190,28 @@ def timely(claim: Bound, stated: Bound) -> bool:
 
 
 def written_as_bound(item: Bound) -> bool:
-    """A number written as a bound or a divisor (`above 1 MW`, `1 MW or more`, `per 100,000`): no
-    item's figure."""
-    number = re.escape(item.text)
-    return bool(
-        re.search(
-            rf"(?:\b(?:per|above|over|below|under|than|least|exceeding|minimum|maximum)\s+(?:of\s+)?|(?:[<>]=?|[≥≤])\s*){number}",
-            item.clause,
-        )
-        or re.search(
-            rf"{number}\s+(?:or|and)\s+(?:more|less|above|over|below|under|greater|higher|lower)\b",
-            item.clause,
-        )
-    )
+    """A number written as a bound or a divisor (`above 1 MW`, `1 MW or more`, `per 100,000`,
+    `a minimum of 2 hours`): no item's figure."""
+    return _as_bound(item.text, item.clause)
+
+
+_BOUND_BEFORE = re.compile(
+    r"(?:\b(?:per|above|over|below|under|than|least|exceeding|minimum|maximum)\s+(?:of\s+)?|(?:[<>]=?|[≥≤])\s*)$"
+)
+_BOUND_AFTER = re.compile(r"\s+(?:or|and)\s+(?:more|less|above|over|below|under|greater|higher|lower)\b")
+
+
+@lru_cache(maxsize=8192)
+def _as_bound(text: str, clause: str) -> bool:
+    """Whether `text` stands in `clause` as a bound (fixed patterns: a pattern per number would be
+    compiled again for each, past the regex cache)."""
+    start = clause.find(text)
+    while start != -1:
+        end = start + len(text)
+        if _BOUND_BEFORE.search(clause, max(0, start - 40), start) or _BOUND_AFTER.match(clause, end):
+            return True
+        start = clause.find(text, start + 1)
+    return False
 
 
 def _every(terms: frozenset[str]) -> frozenset[str]:

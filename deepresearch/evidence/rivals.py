@@ -30,22 +30,6 @@ Distinctive = Callable[..., frozenset[str]]  # the words of a set that few evide
 _BOUNDS = frozenset({"threshold", "floor", "minimum", "maximum", "limit", "cap", "ceil"})
 
 
-def _bound(item: Bound) -> bool:
-    """A number written as a bound or a divisor (`above 1 MW`, `1 MW or more`, `per 100,000`): no
-    item's figure."""
-    number = re.escape(item.text)
-    return bool(
-        re.search(
-            rf"(?:\b(?:per|above|over|below|under|than|least|exceeding)\s+|(?:[<>]=?|[≥≤])\s*){number}",
-            item.clause,
-        )
-        or re.search(
-            rf"{number}\s+(?:or|and)\s+(?:more|less|above|over|below|under|greater|higher|lower)\b",
-            item.clause,
-        )
-    )
-
-
 def rival(claim: Bound, item: Bound) -> bool:
     """A number that may be the one the claim's words are about instead: another value in its unit,
     for its time, a level for a level and a change for a change, and not a threshold (`1 MW or
@@ -53,7 +37,7 @@ def rival(claim: Bound, item: Bound) -> bool:
     q = item.quantity
     if not q.claim or q.dimension != claim.quantity.dimension or same_value(claim.quantity, q):
         return False
-    if {r.value for r in q.readings} & claim.beside or _bound(item) or item.change != claim.change:
+    if {r.value for r in q.readings} & claim.beside or written_as_bound(item) or item.change != claim.change:
         return False
     return _same_time(claim, item)
 

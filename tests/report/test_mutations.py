@@ -34,10 +34,10 @@ def test_changed_numbers_are_flagged(outcome: Outcome) -> None:
         assert changed >= 60
         assert flagged >= changed - 1, [m for m in outcome.mutations if m.kind == kind and not m.flagged]
     flagged, changed = outcome.flagged()
-    assert flagged / changed >= 0.97
+    assert flagged / changed >= 0.98
 
 
 def test_most_swaps_are_flagged(outcome: Outcome) -> None:
     flagged, changed = outcome.flagged("swap")
     assert changed >= 50
-    assert flagged / changed >= 0.88  # the rest: bench/mutations.py --misses, listed in README
+    assert flagged / changed >= 0.92  # the rest: bench/mutations.py --misses, listed in README
