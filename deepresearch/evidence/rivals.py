@@ -5,7 +5,8 @@
 - `weakly_stated`: a number found only by rounding (`5 GW` for 4.8 GW), or only as a threshold
   (`minimum 2-hour`) for a claim that names none, is weaker evidence: a number of another value,
   written as coarsely as the claim, that its words are about as much (`the 4 GW low case`) shows
-  it is that number, changed;
+  it is that number, changed; so, for a claim written as a bound (`below 100 EUR/kWh`) stated only by
+  a plain figure, does a bound of another value;
 - `wrong_figure`: a number no evidence states is not derived when the evidence gives another value
   for the same thing: its kind (change or level), its years (all of them, when its own), and at
   least two of its distinctive words (`frequency deviations beyond ±200 mHz fell to 4 in 2024` when
@@ -89,21 +90,31 @@ def weakly_stated(
     as coarsely as the claim (its unit, or one its sentence names; the claim's years) that the
     claim's distinctive words are about at least as much, by one word or more. A tie goes to the
     number the words name: `FEI's 5 GW low case` is the low case a fact gives as 4 GW, not the
-    4.8 GW outturn beside it; `about 5 GW` is still the fleet's 4.8 GW beside a region's 1.9 GW."""
-    bounded = written_as_bound(claim) or bool(claim.terms & _BOUNDS)
-    if any(exact(claim.quantity, m.quantity) and (bounded or not written_as_bound(m)) for m in matches):
+    4.8 GW outturn beside it; `about 5 GW` is still the fleet's 4.8 GW beside a region's 1.9 GW. A claim
+    written as a bound (`below 100 EUR/kWh`) is stated weakly by a plain figure: a bound of another value
+    that its words are about as much is the one meant (the base case's `below 100`, not the outturn's 178)."""
+    limit = written_as_bound(claim)  # (`below 100 EUR/kWh`: a bound, stated surely only by a bound)
+    bounded = limit or bool(claim.terms & _BOUNDS)
+    if any(
+        exact(claim.quantity, m.quantity)
+        and (bounded or not written_as_bound(m))
+        and (written_as_bound(m) or not limit)
+        for m in matches
+    ):
         return None
     ours = max(len(distinctive(m.terms & claim.terms, 10)) for m in matches)
     rivals = [
         (len(distinctive(item.terms & claim.terms, 10)), item)
-        for item in others(claim, texts, named=True)
+        for item in others(claim, texts, named=True, bounds=limit)
         if as_coarse(item.quantity, claim.quantity)
     ]
     words, rival = max(rivals, key=lambda r: r[0], default=(0, None))
     return rival if words >= max(ours, 1) else None
 
 
-def others(claim: Bound, texts: Sequence[Sequence[Bound]], named: bool = False) -> Iterator[Bound]:
+def others(
+    claim: Bound, texts: Sequence[Sequence[Bound]], named: bool = False, bounds: bool = False
+) -> Iterator[Bound]:
     """The numbers of the evidence in the claim's unit (`named`: for a bare claim, in a unit its
     sentence names too) with another value, for its years, that state an item's figure: not the
     value of another number of its clause (`1-10 MW`), nor a bound or a divisor."""
@@ -118,5 +129,5 @@ def others(claim: Bound, texts: Sequence[Sequence[Bound]], named: bool = False) 
                 continue
             if {r.value for r in q.readings} & claim.beside or not timely(claim, item):
                 continue
-            if not written_as_bound(item):
+            if written_as_bound(item) == bounds:
                 yield item

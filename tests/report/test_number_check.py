@@ -132,6 +132,10 @@ FACTS = [
     ("Fact-088", "The figures in circulation for 2025 range up to a market page's 9.9 GW.", "S43"),
     # a network by year (S47)
     ("Fact-092", "The network grew from 48 stations in 2022 to 72 stations at the end of 2024.", "S47"),
+    # an outlook's assumption, a bound, and the outturn (S48); the outturn alone (S49)
+    ("Fact-093", "The 2019 base case assumed pack prices below 100 EUR/kWh by 2023.", "S48"),
+    ("Fact-095", "The outturn pack price was 178 EUR/kWh in 2023.", "S48"),
+    ("Fact-094", "The average pack price was 178 EUR/kWh in 2023.", "S49"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-066": "| 2024 | 39,500 | 31,300 | 4,900 | 3,300 |",
@@ -509,6 +513,11 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "Trips rose, while the network gained 24 stations, from 48 to 72 [S47].", []),
     ("a change its words name, no difference of its sentence's two numbers",
      "Trips rose, while the network gained 26 stations, from 48 to 72 [S47].", ["26"]),
+    ("a bound stated only by a plain figure, where the evidence gives a bound for its words",
+     "The base case assumed pack prices below 178 EUR/kWh by 2023 [S48].", ["178 EUR"]),
+    ("the bound the evidence gives", "The base case assumed pack prices below 100 EUR/kWh by 2023 [S48].", []),
+    ("a bound stated by a plain figure, where the evidence gives no bound",
+     "The average pack price stayed below 178 EUR/kWh in 2023 [S49].", []),
     ("a derivation whose written inputs give it",
      "DC points grew by 1,100 in 2024 (derived: 4,900 less 3,800) [S06].", []),
     ("a margin that only a fact's figure gives (0.9 GW), not the conflict's weights",
