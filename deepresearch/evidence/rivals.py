@@ -32,15 +32,10 @@ _BOUNDS = frozenset({"threshold", "floor", "minimum", "maximum", "limit", "cap",
 
 
 def rival(claim: Bound, item: Bound) -> bool:
-    """A number that may be the one the claim's words are about instead: another value in its unit,
-    for its time, a level for a level and a change for a change, and not a threshold (`1 MW or
-    more`), a divisor (`per 100,000`) or another number of the claim's clause."""
-    q = item.quantity
-    if not q.claim or q.dimension != claim.quantity.dimension or same_value(claim.quantity, q):
-        return False
-    if {r.value for r in q.readings} & claim.beside or written_as_bound(item) or item.change != claim.change:
-        return False
-    return _same_time(claim, item)
+    """A number that may be the one the claim's words are about instead: another figure in its unit
+    for its time (`_another_figure`), a level for a level and a change for a change, and not for
+    other years than the claim's."""
+    return _another_figure(claim, item) and item.change == claim.change and _same_time(claim, item)
 
 
 def _same_time(claim: Bound, item: Bound) -> bool:
@@ -76,9 +71,25 @@ def wrong_figure(
 def worded_change(claim: Bound) -> bool:
     """A change that the words right by it make one (`0.6 GW more`, `up 0.6 GW`, `rose by 12%`), not
     its sign: a difference of figures, not the figure of its thing."""
-    digits = re.search(r"\d[\d,.]*", claim.text)
-    signed = digits is not None and re.search(rf"[+±−–-]\s?{re.escape(digits.group())}", claim.clause)
-    return claim.change and claim.direction != 0 and not signed
+    if not claim.change or claim.direction == 0:
+        return False
+    digits = _DIGITS.search(claim.text)
+    return digits is None or not _signed(digits.group(), claim.clause)
+
+
+_DIGITS = re.compile(r"\d[\d,.]*")
+_SIGN = re.compile(r"[+±−–-]\s?$")
+
+
+def _signed(digits: str, clause: str) -> bool:
+    """Whether `digits` stand in the clause right after a sign (fixed patterns: one built for each
+    number would be compiled again for each)."""
+    at = clause.find(digits)
+    while at != -1:
+        if _SIGN.search(clause, max(0, at - 2), at):
+            return True
+        at = clause.find(digits, at + 1)
+    return False
 
 
 def weakly_stated(
@@ -115,19 +126,21 @@ def weakly_stated(
 def others(
     claim: Bound, texts: Sequence[Sequence[Bound]], named: bool = False, bounds: bool = False
 ) -> Iterator[Bound]:
-    """The numbers of the evidence in the claim's unit (`named`: for a bare claim, in a unit its
-    sentence names too) with another value, for its years, that state an item's figure: not the
-    value of another number of its clause (`1-10 MW`), nor a bound or a divisor."""
-    mine = claim.quantity
-    for text in texts:
-        for item in text:
-            q = item.quantity
-            unit = q.dimension == mine.dimension or (
-                named and mine.plain and claim.named is not None and q.dimension in claim.named
-            )
-            if not q.claim or not unit or same_value(mine, q):
-                continue
-            if {r.value for r in q.readings} & claim.beside or not timely(claim, item):
-                continue
-            if written_as_bound(item) == bounds:
-                yield item
+    """The numbers of the evidence that are another figure than the claim's (`_another_figure`)."""
+    return (item for text in texts for item in text if _another_figure(claim, item, named, bounds))
+
+
+def _another_figure(claim: Bound, item: Bound, named: bool = False, bounds: bool = False) -> bool:
+    """A number of the evidence in the claim's unit (`named`: for a bare claim, in a unit its sentence
+    names too) with another value, for its years, that states an item's figure: not the value of
+    another number of the claim's clause (`1-10 MW`), and written as a bound or a divisor (`1 MW or
+    more`, `per 100,000`) only when `bounds` (then only so)."""
+    mine, q = claim.quantity, item.quantity
+    unit = q.dimension == mine.dimension or (
+        named and mine.plain and claim.named is not None and q.dimension in claim.named
+    )
+    if not q.claim or not unit or same_value(mine, q):
+        return False
+    if {r.value for r in q.readings} & claim.beside or not timely(claim, item):
+        return False
+    return written_as_bound(item) == bounds
