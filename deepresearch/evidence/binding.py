@@ -10,9 +10,9 @@ in the text it is written in, to:
   against another time: `against 4.8 GW a year later`), then the `fallback` years given (the sentence
   before's, or its paragraph's: report/number_scope.py), or, for evidence, every year of its text;
   none for where a change started (`up from 38.5%`), and an evidence change does not take the year
-  of where it started (`from 3.4 GW at the end of 2024, an increase of 1.4 GW`). Their **strength**: 2 for its own, 1 for
-  the one year of a sentence's opening clause (`In 2024, ...`) or, for evidence, of its sentence,
-  0 for a looser guess (evidence/aboutness.py says when years conflict).
+  of where it started (`from 3.4 GW at the end of 2024, an increase of 1.4 GW`). Their
+  **strength**: 2 for its own, 1 for the one year of a sentence's opening clause (`In 2024, ...`)
+  or, for evidence, of its sentence, 0 for a looser guess (evidence/aboutness.py says when years conflict).
 - **terms** (evidence/terms.py): what the number is a number of (a derivation's input, `(derived: 105
   against 290)`: its own clause's words, or its sentence's when it has none); and the words of its own phrase
   (`near`): those between it and the breaks (punctuation, `during`, `at`, `to`, `and`...) nearest it

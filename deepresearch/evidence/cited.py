@@ -15,8 +15,9 @@ rounding, or only as a threshold, is weaker evidence (evidence/rivals.py: `weakl
 of a text that names rather than counts (`round 3`, a date's day) states only a claim that names it
 by the same word (`rounds 2 and 3`, a `Round` column). A number of one scenario does not state a
 claim its words give for another (evidence/forecasts.py), nor a number written with another figure
-than the claim is written with (`3.9 GW in 47 projects` for `2.3 GW in 47 projects`: evidence/owners.py). A bare number its own phrase calls a weight
-or margin (`margin 0.30`) is stated only by a conflict's evidence weights.
+than the claim is written with (`3.9 GW in 47 projects` for `2.3 GW in 47 projects`:
+evidence/owners.py). A bare number its own phrase calls a weight or margin (`margin 0.30`) is stated
+only by a conflict's evidence weights.
 """
 
 from __future__ import annotations
@@ -241,7 +242,6 @@ class Evidence:
         return max(candidates, key=score)
 
 
-# (stemmed) words that name a number as a threshold: `the 10 MW size thresholds`, `a 2.4 GW floor`
 _WEIGHING = frozenset({"weight", "margin"})  # (stemmed: weights, margins)
 
 

@@ -4,7 +4,7 @@ A number is grounded when a number of the evidence states it (evidence/cited.py:
 evidence/number_match.py, about the same thing, evidence/aboutness.py), or when it follows from
 numbers of the evidence and of its own sentence by the arithmetic its words name
 (evidence/derivation.py), unless the evidence gives another value for the same thing (a report's
-wrong figure is not rescued by arithmetic: evidence/aboutness.py, `wrong_figure`). Numbers of one
+wrong figure is not rescued by arithmetic: evidence/rivals.py, `wrong_figure`). Numbers of one
 sentence are judged together: first those stated, then those derived, where a derivation may use the
 sentence's numbers already grounded. A report's sentence that names no year is about the one year for
 which the evidence surely states its other numbers: a number of it stated only for another year is
@@ -93,8 +93,8 @@ def judge_together(
     use the sentence's numbers already grounded and the operands `beside` (its table, its paragraph).
     `distinct` (a report): a value the sentence writes twice (its digits again: `EUR 90k, 90k`) is
     written for two things (`received 1.0 GW of bids for 1.0 GW`), so the evidence number that states
-    the first does not state the next, nor does one that restates it (its fact's, or another fact's whose phrase shares a word with it or
-    which is about two of its words)."""
+    the first does not state the next, nor does one that restates it (its fact's, or another fact's
+    whose phrase shares a word with it or which is about two of its words)."""
     spans = list(spans)
     verdicts: list[Judgement] = []
     taken: list[list[Bound]] = []

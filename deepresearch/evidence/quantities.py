@@ -9,8 +9,8 @@ Japanese compounds are one number: `1兆2000億円` is 1.2e12 JPY, `1億2500万`
 
 Not claims (left out): years (a bare whole number 1800-2100, `2020s`, `2024年`), the parts of a date
 (`2024-03-01`, `5 March`, `3月5日`, `10:30`), numbers inside URLs, references (`Section 3.2`, `§ 4`, `Figure 2`, `Table 1`,
-`p. 12`, `unit 2`, `图 1`, `第3章`, and the bare numbers that go on with their list: `rounds 2 and 3`), citation IDs (`[S01]`, `[12]`, `Fact-003`, and any word-hyphen-number
-such as `COVID-19`), list ordinals (`1.` or `2)` opening a line, `(3)`, `1st`, `4th`).
+`p. 12`, `unit 2`, `图 1`, `第3章`, and the bare numbers that go on with their list: `rounds 2 and
+3`), citation IDs (`[S01]`, `[12]`, `Fact-003`, and any word-hyphen-number such as `COVID-19`), list ordinals (`1.` or `2)` opening a line, `(3)`, `1st`, `4th`).
 With `claims_only=False` everything is read, and number words (`twelve`, `twenty`) too: evidence may
 spell a number that a statement writes in digits.
 """
