@@ -4,12 +4,13 @@ cited text writes its own.
 When a sentence writes three or more numbers of one unit as a list, its items' words written once
 (`from about 28% to 44% to 60%`, `totals of EUR 340m, 410m and 520m`; not `importing 1,050 MW ...
 ~1,600 MW load shed`; it may close with their total: `..., 6.2 GW in total`), and a cited text
-writes numbers of that unit in which every other of them stands, in the same order and one after
-the other, the item is the text's number at its place (the year or row that text gives it): a claim with another value there is that list's item, changed, even
-when another text states its value for something else (`23%`, gas's share, for a list of battery
-shares whose first is 28%). A table row's cells likewise, against a quoted row in the same order
-(`| 2024 | 39,500 | 31,300 | 4,900 | 3,300 |`: the HPC column's 3,300 is not the DC column's 4,900).
-Bare numbers only in a table, where the header gives their unit.
+writes numbers of that unit in which every other of them stands, in the same order and one after the
+other, the item is the text's number at its place (the year or row that text gives it): a claim with
+another value there is that list's item, changed, even when another text states its value for
+something else (`23%`, gas's share, for a list of battery shares whose first is 28%). A table row's
+cells likewise, against a quoted row in the same order (`| 2024 | 39,500 | 31,300 | 4,900 | 3,300
+|`: the HPC column's 3,300 is not the DC column's 4,900). Bare numbers only in a table, where the
+header gives their unit.
 """
 
 from __future__ import annotations

@@ -10,10 +10,10 @@ months or numbers; a unit of power or energy that follows no number names what i
 its own (`total spend was EUR 520m; battery revenue (310m) rose`: another item). A group that opens
 with a verb of change after `and` or `but` has no subject of its own and takes the group before's
 words too (`growth in power peaked in 2023 (+75%) and slowed to +41% in 2025`: power's growth). A
-bracket with a number and no words of its own after an earlier one with words is parallel to it (`Capital 17,900
-(290 per 100,000 residents), North 6,100 (105)`); one that follows words written since the number
-before it is about those words, and they are not that number's (`2.9 GW during the demand peak (9.3
-GW)`, `185,000 in 2024, counting exports (14,000 in 2025)`).
+bracket with a number and no words of its own after an earlier one with words is parallel to it
+(`Capital 17,900 (290 per 100,000 residents), North 6,100 (105)`); one that follows words written
+since the number before it is about those words, and they are not that number's (`2.9 GW during the
+demand peak (9.3 GW)`, `185,000 in 2024, counting exports (14,000 in 2025)`).
 """
 
 from __future__ import annotations
