@@ -9,7 +9,8 @@ they are about (evidence/binding.py):
   a number its sentence gives as measured, nor one its words give for another scenario (`the 4 GW
   base case`; evidence/forecasts.py);
 - **whose figure**: a party's figure set against another party's in its text (`versus NSO's 4.8
-  GW`) does not state a claim that names another owner (`the industry's 4.8 GW`; evidence/owners.py);
+  GW`) does not state a claim that names another owner (`the industry's 4.8 GW`, a table row whose
+  label cell names `VSIA`; evidence/owners.py);
 - **change or level**: a change (`+0.1 GW`, `rose by 12%`) is stated only by a change; a level
   column of a report table is not stated by a change (an addition); and not in the other direction;
 - **ends of a range**: a range's lower end (`1.5` of `1.5-2.0 GW`) is not stated by a range's upper

@@ -33,7 +33,8 @@ in the text it is written in, to:
 Clauses are the pieces of a sentence between `,` `;` `:` brackets, `and` (not the `and` of `between 4
 and 5`), `but`, `while`, `whereas`, `versus`, spaced dashes, and the spaced `+`, `=` and `plus` of a
 written sum (`6.2 GW total = 2.3 GW under construction + 3.9 GW permitted`: three items). A table row is bound cell by cell
-(`bind_row`). A bare number of a quoted table row (no header to say its unit) is `loose`.
+(`bind_row`), with the parties its row's label cells name by acronym (evidence/owners.py). A bare
+number of a quoted table row (no header to say its unit) is `loose`.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from dataclasses import replace
 
 from deepresearch.evidence.bound import Bound, Context
 from deepresearch.evidence.forecasts import a_forecast, measured
+from deepresearch.evidence.owners import parties
 from deepresearch.evidence.quantities import Quantity, prepare, quantities
 from deepresearch.evidence.reading import Reading, clauses_of, within
 from deepresearch.evidence.signals import signals_in
@@ -98,7 +100,7 @@ def bind_row(
     numbers = [quantities(cell, claims_only=True) for cell in cells]
     label_text = " ".join(cell for cell, found in zip(cells, numbers, strict=True) if not found)
     label_years, headed = years_in(label_text), years_in(" ".join(header))
-    label = terms_of(label_text)
+    label, party = terms_of(label_text), parties(label_text)
     heads = [
         (terms_of(header[i]), {q.dimension for q in found})
         for i, found in enumerate(numbers)
@@ -121,7 +123,8 @@ def bind_row(
                 *(words for words, dims in heads if own and words != own and b.quantity.dimension in dims)
             )
             bound.append(replace(
-                b, column=index, loose=loose, header=own - others, columns=others - own, label=label
+                b, column=index, loose=loose, header=own - others, columns=others - own, label=label,
+                party=party,
             ))  # fmt: skip
     return bound
 

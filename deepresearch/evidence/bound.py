@@ -41,6 +41,7 @@ class Bound:
     forecast: bool = False
     observed: bool = False
     label: frozenset[str] = frozenset()  # a table cell's: the words of its row's label cells
+    party: frozenset[str] = frozenset()  # a table cell's: the parties its row's label cells name by acronym
 
     @property
     def text(self) -> str:

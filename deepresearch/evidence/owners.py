@@ -5,7 +5,9 @@ industry's 4.9 GW`) or an acronym (`vs NSO 4.8 GW`); not a time (`2024's`, `last
 evidence whose owner is named, set in its text against a number of another value in its unit
 (another party's figure for the same thing: `VSIA reports 4.9 GW versus NSO's 4.8 GW`), does not
 state a claim that names another owner (`the industry's 4.8 GW`) in a sentence that does not name
-its own.
+its own. A table row names its figure's owner in its label cells, by acronym (`| 4.8 GW | VSIA [S03] |`):
+such a row is not stated by another party's figure its label cells do not name (the whole table may:
+`Gap to NSO`).
 
 So is a number written with another in its clause its partner's (`2.3 GW in 29 projects`: the 29 are
 the 2.3 GW's projects): a claim whose clause pairs it with a figure (`2.3 GW under construction in
@@ -44,8 +46,13 @@ def owner(number: Bound, acronyms: bool = True) -> str:
 def other_owner(claim: Bound, stated: Bound, siblings: Sequence[Bound]) -> str:
     """The owner of `stated` when it is a rival figure of another party than the claim names ("" when
     not): its text sets it against a number of another value in its unit."""
-    theirs, ours = owner(stated), owner(claim, acronyms=False)
-    if not theirs or not ours or theirs == ours or theirs in claim.around:
+    theirs = owner(stated)
+    if claim.column >= 0:  # a table row names its figure's party in a label cell (`| 4.9 GW | VSIA [S03] |`)
+        named, own = bool(claim.party), claim.label
+    else:
+        ours = owner(claim, acronyms=False)
+        named, own = bool(ours) and ours != theirs, claim.around
+    if not theirs or not named or theirs in own:
         return ""
     rivals = (
         s for s in siblings
@@ -53,6 +60,17 @@ def other_owner(claim: Bound, stated: Bound, siblings: Sequence[Bound]) -> str:
         and not same_value(s.quantity, stated.quantity) and s.years & stated.years
     )  # fmt: skip
     return theirs if next(rivals, None) is not None else ""
+
+
+_CITATION = re.compile(r"\[[^\]]*\]")
+
+
+def parties(text: str) -> frozenset[str]:
+    """The parties a text names by acronym (`VSIA [S03]`, citations aside), stemmed."""
+    return frozenset(w for m in _ACRONYM_WORD.finditer(_CITATION.sub(" ", text)) for w in terms_of(m.group()))
+
+
+_ACRONYM_WORD = re.compile(r"\b[A-Z][A-Z0-9&]+\b")
 
 
 def _partners(number: Bound) -> frozenset[Decimal]:
