@@ -8,8 +8,9 @@ share, not a growth rate or a difference of per cents), and only from these pair
 
 - both written in the same sentence (or table row; or a cell of the row and a cell of that cell's
   column in an earlier row: a growth rate from last year's row, but not from a column that another
-  header of the cell's kind names: `Energy` for `Power growth` beside `Energy growth`), each itself
-  grounded;
+  header of the cell's kind names: `Energy` for `Power growth` beside `Energy growth`; and only from
+  the row the cell's header names, when its label is an earlier row's: `Gap to NSO` is the gap to
+  the NSO's row, not to any), each itself grounded;
 - one written in the same sentence (not a table row) and one stated by a cited fact;
 - both stated by one cited fact's statement or quote;
 - when the sentence says the number is derived (`derived`, `computed`, `implies`): numbers of other
@@ -152,11 +153,7 @@ def _families(
     earlier = [o for o in local if fits(o) and o.row >= 0]
     paragraph = [o for o in local if unit(o) and o.row == PARAGRAPH]
     cited = [o for o in evidence if unit(o) and _compatible(claim, o) and about(o)]
-    yield mine, [o for o in mine if _compatible(claim, o)]
-    for column in sorted({m.column for m in mine}):  # last year's value of one of the row's columns
-        cells = [m for m in mine if m.column == column]
-        if not any(_another_column(claim, o) for o in cells):
-            yield cells, [o for o in earlier if o.column == column]
+    yield from _own(claim, mine, earlier)
     if claim.column >= 0:
         return  # a table's derived cells come from its own rows
     yield [o for o in mine if unit(o)], cited
@@ -179,6 +176,30 @@ def _spoken(claim: Bound, evidence: Sequence[Operand]) -> Sequence[Operand]:
     if claim.column >= 0 or named is None:
         return evidence
     return [o for o in evidence if o.dimension in ("", "%") or o.dimension in named]
+
+
+def _own(claim: Bound, mine: list[Operand], earlier: list[Operand]) -> Iterator[Family]:
+    """Two numbers of the claim's sentence or row; a cell of its row and one of the same column in
+    an earlier row (last year's value). A cell whose header names an earlier row (`Gap to NSO`: the
+    row whose label is NSO's) is the difference from that row only."""
+    pairs: list[Family] = []
+    for column in sorted({m.column for m in mine}):
+        cells = [m for m in mine if m.column == column]
+        if not any(_another_column(claim, o) for o in cells):
+            pairs.append((cells, [o for o in earlier if o.column == column]))
+    against = [(cells, _named_row(claim, cells, above)) for cells, above in pairs]
+    if any(rows for _, rows in against):
+        yield from ((cells, rows) for cells, rows in against if rows)
+        return
+    yield mine, [o for o in mine if _compatible(claim, o)]
+    yield from pairs
+
+
+def _named_row(claim: Bound, cells: list[Operand], above: list[Operand]) -> list[Operand]:
+    """The cells of `above` in the row the claim's header names: by a word of the row's label, not
+    of the column's header (the row's own cells have those) nor of the claim's row's label."""
+    row = claim.header - claim.label - frozenset().union(*(c.terms for c in cells))
+    return [o for o in above if o.terms & row] if row else []
 
 
 def _another_column(claim: Bound, cell: Operand) -> bool:

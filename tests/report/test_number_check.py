@@ -555,6 +555,12 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "Set against earlier estimates, it implies roughly 0.9 GW added across 2019-2021 combined [S44].",
      ["0.9 GW"]),
     ("the level, in a fact that says it gives no change", "The fleet was 0.9 GW at end-2021 [S44].", []),
+    ("a gap column against the row its header names, not the row before",
+     "| Figure for end-2025 | Source | Gap to NSO |\n| --- | --- | --- |\n| 4.8 GW [S42] | NSO | - |\n"
+     "| 4.9 GW [S41] | VSIA | +0.1 GW |\n| 6.2 GW [S46] | A blog | +1.3 GW |\n", ["1.3 GW"]),
+    ("a gap column against the row its header names",
+     "| Figure for end-2025 | Source | Gap to NSO |\n| --- | --- | --- |\n| 4.8 GW [S42] | NSO | - |\n"
+     "| 4.9 GW [S41] | VSIA | +0.1 GW |\n| 6.2 GW [S46] | A blog | +1.4 GW |\n", []),
     ("a measurement that only a unit's name gives (unit 2)",
      "Frequency fell to 2.00 Hz after Harlow Bay unit 2 tripped [S45].", ["2.00"]),
     ("the measurement, beside the unit's name", "Frequency fell to 48.85 Hz after Harlow Bay unit 2 tripped [S45].",
