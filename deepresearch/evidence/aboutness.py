@@ -4,7 +4,9 @@ they are about (evidence/binding.py):
 - **years**: they meet, or cannot be said not to (`timely`); a number a report gives for its own
   year (a table row's, one written by it) needs a fact that gives it for that year; a number whose
   one year is only its context's is not another year's figure of something evidence gives for its
-  context's year (`contemporary`);
+  context's year (`contemporary`); a number its clause gives for several years of its own as a whole
+  (`combined`, `in total`) is stated only by one given for all of them, or as a whole too (an
+  evidence change over years is for the later one), not by a year's figure (a level at one year's end);
 - **forecast or measurement**: a forecast's or scenario's number (`low case 4 GW`) does not state
   a number its sentence gives as measured, nor one its words give for another scenario (`the 4 GW
   base case`; evidence/forecasts.py);
@@ -32,6 +34,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from deepresearch.evidence.binding import Bound
+from deepresearch.evidence.eligible import WHOLE
 from deepresearch.evidence.forecasts import scenario
 from deepresearch.evidence.number_match import same_value, years_text
 from deepresearch.evidence.owners import other_owner
@@ -177,6 +180,12 @@ def contemporary(
     return max(found, key=lambda i: (len(phrase & i.near), len(phrase & i.terms)), default=None)
 
 
+def _as_a_whole(claim: Bound) -> bool:
+    """A number its clause gives for years of its own as a whole (`0.6 GW implied for 2019-2021
+    combined`, `in total over 2023-2024`)."""
+    return claim.strength == 2 and len(claim.years) >= 2 and bool(claim.terms & WHOLE)
+
+
 def loosely_dated(claim: Bound, stated: Bound) -> bool:
     """A number the claim gives for its own year, stated by a fact that does not give it for it."""
     return claim.strength == 2 and bool(claim.years) and not (stated.strength and stated.years & claim.years)
@@ -234,6 +243,8 @@ def conflict(
     if dated and loosely_dated(claim, stated):
         said = f"only loosely for {years_text(stated.years)}" if stated.years else "for no year"
         return f"{who} {said}, not for {years_text(claim.years)}"
+    if stated.years and _as_a_whole(claim) and not (claim.years <= stated.years or stated.terms & WHOLE):
+        return f"{who} for {years_text(stated.years)}, not for {years_text(claim.years)} as a whole"
     if stated.forecast and claim.observed:
         return f"{who} as a forecast or scenario, not as a measured figure"
     party = other_owner(claim, stated, siblings)

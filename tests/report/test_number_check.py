@@ -136,6 +136,9 @@ FACTS = [
     ("Fact-093", "The 2019 base case assumed pack prices below 100 EUR/kWh by 2023.", "S48"),
     ("Fact-095", "The outturn pack price was 178 EUR/kWh in 2023.", "S48"),
     ("Fact-094", "The average pack price was 178 EUR/kWh in 2023.", "S49"),
+    # a level at one year-end, and what it implies for the years before it as a whole (S50)
+    ("Fact-096", "Year-end 2021 fleet was 0.9 GW in 14 installations.", "S50"),
+    ("Fact-097", "An end-2018 estimate implies roughly 0.6 GW added over 2019-2021 combined.", "S50"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-066": "| 2024 | 39,500 | 31,300 | 4,900 | 3,300 |",
@@ -152,7 +155,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    ids = [f"S{i:02d}" for i in range(1, 50)]
+    ids = [f"S{i:02d}" for i in range(1, 51)]
     sources = [Source(s, f"Source {s}", URLS.get(s, f"https://example.org/{s}")) for s in ids]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
@@ -555,6 +558,10 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "Set against earlier estimates, it implies roughly 0.9 GW added across 2019-2021 combined [S44].",
      ["0.9 GW"]),
     ("the level, in a fact that says it gives no change", "The fleet was 0.9 GW at end-2021 [S44].", []),
+    ("a level at one year-end as the amount for several years as a whole",
+     "The ~0.9 GW implied for 2019-2021 combined is indicative only [S50].", ["0.9 GW"]),
+    ("the amount a fact gives for the years as a whole",
+     "The ~0.6 GW implied for 2019-2021 combined is indicative only [S50].", []),
     ("a gap column against the row its header names, not the row before",
      "| Figure for end-2025 | Source | Gap to NSO |\n| --- | --- | --- |\n| 4.8 GW [S42] | NSO | - |\n"
      "| 4.9 GW [S41] | VSIA | +0.1 GW |\n| 6.2 GW [S46] | A blog | +1.3 GW |\n", ["1.3 GW"]),
