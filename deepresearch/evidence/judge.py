@@ -96,13 +96,8 @@ def judge_together(
     the first does not state the next, nor does one that restates it (its fact's, or another fact's
     whose phrase shares a word with it or which is about two of its words)."""
     spans = list(spans)
-    verdicts: list[Judgement] = []
-    taken: list[list[Bound]] = []
-    for claim in claims:
-        earlier = zip(claims[: len(verdicts)], verdicts, strict=True) if distinct else ()
-        taken.append([v.source for c, v in earlier if v.source is not None and _twice(c, claim)])
-        verdicts.append(judge(claim, evidence, context=context, derive=False, taken=taken[-1]))
     claims = list(claims)
+    verdicts, taken = _stated(claims, evidence, context, distinct)
     for index, year in (_siblings_years(claims, verdicts) if distinct else {}).items():
         # (no other number of its sentence is the figure it should have been: `3.4 GW, then 4.8 GW`)
         values = frozenset(r.value for c in claims for r in c.quantity.readings)
@@ -125,6 +120,23 @@ def judge_together(
         if sum(v.grounded for v in verdicts) == before:
             break
     return verdicts
+
+
+def _stated(
+    claims: list[Bound], evidence: Evidence, context: Evidence | None, distinct: bool
+) -> tuple[list[Judgement], list[list[Bound]]]:
+    """Each claim stated or not (none derived), and the numbers stating its digits that an earlier
+    one took (`distinct`). A range's ends take theirs first: where a sentence writes a value twice,
+    once as a range's end (`~3.8 GW (range 3.8-5.2)`), a range's end in the evidence states that
+    one, not the central value before it."""
+    order = sorted(range(len(claims)), key=lambda i: claims[i].quantity.span == 0)
+    done: dict[int, Judgement] = {}
+    taken: list[list[Bound]] = [[] for _ in claims]
+    for index in order:
+        earlier = [(claims[i], v) for i, v in done.items()] if distinct else []
+        taken[index] = [v.source for c, v in earlier if v.source is not None and _twice(c, claims[index])]
+        done[index] = judge(claims[index], evidence, context=context, derive=False, taken=taken[index])
+    return [done[i] for i in range(len(claims))], taken
 
 
 def _siblings_years(claims: Sequence[Bound], verdicts: Sequence[Judgement]) -> dict[int, int]:
@@ -151,7 +163,11 @@ def _twice(earlier: Bound, claim: Bound) -> bool:
     first, again = _DIGITS.search(earlier.text), _DIGITS.search(claim.text)
     if first is None or again is None or first.group() != again.group():
         return False
-    return earlier.text == claim.text or same_value(claim.quantity, earlier.quantity)
+    mine, theirs = claim.quantity, earlier.quantity
+    if earlier.text == claim.text or same_value(mine, theirs):
+        return True
+    # (a bare range's end, judged first: `~3.8 GW (range 3.8-5.2)`)
+    return bool(theirs.span) and same_value(theirs, mine)
 
 
 _DIGITS = re.compile(r"\d(?:[\d.,]*\d)?")

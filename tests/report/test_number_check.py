@@ -554,6 +554,9 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "The 2025 figures in circulation range from 5.2 to 9.9 GW [S43].", ["5.2"]),
     ("the lower end of a range said to run so",
      "The 2025 figures in circulation range from 3.8 to 9.9 GW [S43].", []),
+    ("a central value written as its own range's end: the range's end takes the range's end",
+     "| Figure for end-2025 | Source | What it is |\n| --- | --- | --- |\n"
+     "| ~3.8 GW (range 3.8-5.2) [S43] | An outlook of 2024 | Forecast |\n", ["3.8 GW"]),
     ("a level as a change, in a fact that says it gives no change",
      "Set against earlier estimates, it implies roughly 0.9 GW added across 2019-2021 combined [S44].",
      ["0.9 GW"]),
