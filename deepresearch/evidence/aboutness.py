@@ -9,7 +9,8 @@ they are about (evidence/binding.py):
   evidence change over years is for the later one), not by a year's figure (a level at one year's end);
 - **forecast or measurement**: a forecast's or scenario's number (`low case 4 GW`) does not state
   a number its sentence gives as measured, nor one its words give for another scenario (`the 4 GW
-  base case`; evidence/forecasts.py);
+  base case`; evidence/forecasts.py); a number that is no forecast's does not state a table row's
+  that its label gives as a forecast's (`| ~4.5 GW (range 3.8-5.2) | Corvel forecast |`);
 - **whose figure**: a party's figure set against another party's in its text (`versus NSO's 4.8
   GW`) does not state a claim that names another owner (`the industry's 4.8 GW`, a table row whose
   label cell names `VSIA`; evidence/owners.py);
@@ -35,7 +36,7 @@ from functools import lru_cache
 
 from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.eligible import WHOLE
-from deepresearch.evidence.forecasts import scenario
+from deepresearch.evidence.forecasts import forecast_row, scenario
 from deepresearch.evidence.number_match import same_value, years_text
 from deepresearch.evidence.owners import other_owner
 from deepresearch.evidence.reading import NEGATION
@@ -247,6 +248,8 @@ def conflict(
         return f"{who} for {years_text(stated.years)}, not for {years_text(claim.years)} as a whole"
     if stated.forecast and claim.observed:
         return f"{who} as a forecast or scenario, not as a measured figure"
+    if forecast_row(claim) and not stated.forecast:
+        return f"{who} as no forecast's or scenario's figure, not as the one its row gives"
     party = other_owner(claim, stated, siblings)
     if party:
         return f"{who} as {party}'s figure, not the one its words name"

@@ -11,6 +11,8 @@ of nothing foreseen: no forecast, target, plan, model, assumption, nor what will
 measured number is not stated by a forecast's number (evidence/aboutness.py): `the NSO's validated
 4.8 GW` is not the `low case 4 GW`, while `the NSO recorded 4.8 GW` after a projection is its own item,
 and states it; `the figures in circulation range from 3.8 to 9.9 GW` says of none that it was measured.
+Nor is a table row's number that its label cells give as a forecast's (`| ~4.5 GW (range 3.8-5.2) |
+Corvel forecast |`) stated by a number that is no forecast's (the 4.8 GW outturn).
 
 A number's **scenario** is the scenario word (`low`, `base`, `high`, `central`...) of its own phrase,
 else the one such word of its item, where they speak of a case or scenario (`the 4 GW low case`;
@@ -73,6 +75,19 @@ def scenario(number: Bound) -> frozenset[str]:
     own = number.near & _SCENARIOS
     item = number.terms & _SCENARIOS
     return own or (item if len(item) == 1 else frozenset())
+
+
+# (stemmed) the words that name a forecast, projection or scenario (`project` is also a wind farm)
+_FORESEEING = frozenset(
+    {"forecast", "projection", "scenario", "outlook", "expect", "predict", "prediction", "anticipat"}
+)
+
+
+def forecast_row(number: Bound) -> bool:
+    """A table cell whose row's label cells name a forecast, projection or scenario (`| ~4.5 GW |
+    Corvel forecast |`, `| 10 GW | FEI base case |`)."""
+    label = number.label
+    return number.column >= 0 and bool(label & _FORESEEING or (label & _CASE and label & _SCENARIOS))
 
 
 def other_scenario(claim: Bound, matches: Sequence[Bound], others: Iterable[Bound]) -> Bound | None:

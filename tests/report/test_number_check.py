@@ -554,6 +554,15 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "The 2025 figures in circulation range from 5.2 to 9.9 GW [S43].", ["5.2"]),
     ("the lower end of a range said to run so",
      "The 2025 figures in circulation range from 3.8 to 9.9 GW [S43].", []),
+    ("a forecast row's range end that only a measured figure states",
+     "| Figure for end-2025 | Source | What it is |\n| --- | --- | --- |\n"
+     "| ~4.5 GW (range 3.8-4.8) [S43][S42] | A forecaster | Forecast |\n", ["4.8"]),
+    ("a forecast row's range as the forecast gives it",
+     "| Figure for end-2025 | Source | What it is |\n| --- | --- | --- |\n"
+     "| ~4.5 GW (range 3.8-5.2) [S43][S42] | A forecaster | Forecast |\n", []),
+    ("a measured row's figure, beside a forecast row",
+     "| Figure for end-2025 | Source | What it is |\n| --- | --- | --- |\n"
+     "| 4.8 GW [S42] | The office | Operational |\n| ~4.5 GW [S43] | A forecaster | Forecast |\n", []),
     ("a central value written as its own range's end: the range's end takes the range's end",
      "| Figure for end-2025 | Source | What it is |\n| --- | --- | --- |\n"
      "| ~3.8 GW (range 3.8-5.2) [S43] | An outlook of 2024 | Forecast |\n", ["3.8 GW"]),
