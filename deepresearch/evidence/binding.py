@@ -87,8 +87,11 @@ def _looks_like_row(text: str) -> bool:
 
 
 def _leads(cell: str, found: Sequence[Quantity]) -> bool:
-    """A cell that opens with its number (`290 [S01]`, `+16,000`): a column of numbers."""
-    return bool(found) and found[0].start <= len(cell) - len(cell.lstrip()) + 1
+    """A cell that opens with its number (`290 [S01]`, `+16,000`, `≥ -0.3 GW`): a column of numbers."""
+    return bool(found) and found[0].start <= len(cell) - len(cell.lstrip(_SIGNS)) + 1
+
+
+_SIGNS = " \t~≈≥≤<>±+−–-"  # (a bound or a sign before a number, and spaces)
 
 
 def bind_row(

@@ -577,6 +577,12 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a gap column against the row its header names, not the row before",
      "| Figure for end-2025 | Source | Gap to NSO |\n| --- | --- | --- |\n| 4.8 GW [S42] | NSO | - |\n"
      "| 4.9 GW [S41] | VSIA | +0.1 GW |\n| 6.2 GW [S46] | A blog | +1.3 GW |\n", ["1.3 GW"]),
+    ("a gap written after a bound sign, against the row its header names, not the row before",
+     "| Figure for end-2025 | Source | Gap to NSO |\n| --- | --- | --- |\n| 4.8 GW [S42] | NSO | - |\n"
+     "| 4.9 GW [S41] | VSIA | +0.1 GW |\n| ~4.5 GW [S43] | A forecaster | ≥ -0.4 GW (lower bound) |\n", ["0.4 GW"]),
+    ("a gap written after a bound sign, against the row its header names",
+     "| Figure for end-2025 | Source | Gap to NSO |\n| --- | --- | --- |\n| 4.8 GW [S42] | NSO | - |\n"
+     "| 4.9 GW [S41] | VSIA | +0.1 GW |\n| ~4.5 GW [S43] | A forecaster | ≥ -0.3 GW (lower bound) |\n", []),
     ("a gap column against the row its header names",
      "| Figure for end-2025 | Source | Gap to NSO |\n| --- | --- | --- |\n| 4.8 GW [S42] | NSO | - |\n"
      "| 4.9 GW [S41] | VSIA | +0.1 GW |\n| 6.2 GW [S46] | A blog | +1.4 GW |\n", []),
