@@ -25,6 +25,7 @@ from decimal import Decimal
 from deepresearch.evidence.bound import Bound
 from deepresearch.evidence.number_match import same_value
 from deepresearch.evidence.terms import terms_of
+from deepresearch.evidence.units import named_dimensions
 
 _POSSESSIVE = re.compile(r"\b([A-Za-z][\w&-]*)['’]s\s+$")
 _ACRONYM = re.compile(r"\b([A-Z][A-Z0-9&]+)\s+$")
@@ -66,11 +67,13 @@ _CITATION = re.compile(r"\[[^\]]*\]")
 
 
 def parties(text: str) -> frozenset[str]:
-    """The parties a text names by acronym (`VSIA [S03]`, citations aside), stemmed."""
-    return frozenset(w for m in _ACRONYM_WORD.finditer(_CITATION.sub(" ", text)) for w in terms_of(m.group()))
+    """The parties a text names by acronym of three letters or more (`VSIA [S03]`; not a citation, nor
+    a unit: `EUR`, `MWh`), stemmed."""
+    acronyms = (m.group() for m in _ACRONYM_WORD.finditer(_CITATION.sub(" ", text)))
+    return frozenset(w for a in acronyms if not named_dimensions(a) for w in terms_of(a))
 
 
-_ACRONYM_WORD = re.compile(r"\b[A-Z][A-Z0-9&]+\b")
+_ACRONYM_WORD = re.compile(r"\b[A-Z][A-Z0-9&]{2,}\b")
 
 
 def _partners(number: Bound) -> frozenset[Decimal]:

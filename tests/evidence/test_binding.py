@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deepresearch.evidence.binding import bind_text
+from deepresearch.evidence.binding import bind_row, bind_text
 
 # A fact of the real-model fixture (../shared/fixtures/real-report-en, Fact-011), two items apart at `;`.
 PIPELINE = (
@@ -28,3 +28,12 @@ def test_and_or_but_end_an_items_words_unless_a_number_follows() -> None:
     # `cites 3.4 GW (2024) and 2.1 GW (2023)`: a list, one group
     listed = _terms("The bulletin cites 3.4 GW (2024) and 2.1 GW (2023).")
     assert "bulletin" in listed["2.1 GW"]
+
+
+def test_a_table_rows_party_is_an_acronym_of_its_label_cells_not_a_unit_nor_a_citation() -> None:
+    [cell] = bind_row(
+        [" 4.9 GW ", " VSIA [S03] ", " Scope, in MWh and EUR [S05] "], ["Figure", "Source", "Why"]
+    )
+    assert cell.party == frozenset({"vsia"})
+    [plain] = bind_row([" 4.9 GW ", " The association [S03] "], ["Figure", "Source"])
+    assert plain.party == frozenset()
