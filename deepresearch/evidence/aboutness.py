@@ -5,8 +5,8 @@ they are about (evidence/binding.py):
   year (a table row's, one written by it) needs a fact that gives it for that year; a number whose
   one year is only its context's is not another year's figure of something evidence gives for its
   context's year (`contemporary`); a number its clause gives for several years of its own as a whole
-  (`combined`, `in total`) is stated only by one given for all of them, or as a whole too (an
-  evidence change over years is for the later one), not by a year's figure (a level at one year's end);
+  (`combined`, `in total`) is stated only by one given for all of them, or as a whole, or by a
+  change (an evidence change over years is for the later one), not by a level at one year's end;
 - **forecast or measurement**: a forecast's or scenario's number (`low case 4 GW`) does not state
   a number its sentence gives as measured, nor one its words give for another scenario (`the 4 GW
   base case`; evidence/forecasts.py); a number that is no forecast's does not state a table row's
@@ -187,6 +187,12 @@ def _as_a_whole(claim: Bound) -> bool:
     return claim.strength == 2 and len(claim.years) >= 2 and bool(claim.terms & WHOLE)
 
 
+def _for_years(stated: Bound, years: frozenset[int]) -> bool:
+    """Whether an evidence number may be for all of `years`: it names them, or none, or it is a change
+    (an evidence change over years is given for the later one)."""
+    return not stated.years or years <= stated.years or stated.change
+
+
 def loosely_dated(claim: Bound, stated: Bound) -> bool:
     """A number the claim gives for its own year, stated by a fact that does not give it for it."""
     return claim.strength == 2 and bool(claim.years) and not (stated.strength and stated.years & claim.years)
@@ -244,7 +250,7 @@ def conflict(
     if dated and loosely_dated(claim, stated):
         said = f"only loosely for {years_text(stated.years)}" if stated.years else "for no year"
         return f"{who} {said}, not for {years_text(claim.years)}"
-    if stated.years and _as_a_whole(claim) and not (claim.years <= stated.years or stated.terms & WHOLE):
+    if _as_a_whole(claim) and not (_for_years(stated, claim.years) or stated.terms & WHOLE):
         return f"{who} for {years_text(stated.years)}, not for {years_text(claim.years)} as a whole"
     if stated.forecast and claim.observed:
         return f"{who} as a forecast or scenario, not as a measured figure"
