@@ -93,8 +93,9 @@ def judge_together(
     use the sentence's numbers already grounded and the operands `beside` (its table, its paragraph).
     `distinct` (a report): a value the sentence writes twice (its digits again: `EUR 90k, 90k`) is
     written for two things (`received 1.0 GW of bids for 1.0 GW`), so the evidence number that states
-    the first does not state the next, nor does one that restates it (its fact's, or another fact's
-    whose phrase shares a word with it or which is about two of its words)."""
+    the first (a range's end before any other: `_stated`) does not state the next, nor does one that
+    restates it (its fact's, or another fact's whose phrase shares a word with it or which is about two
+    of its words)."""
     spans = list(spans)
     claims = list(claims)
     verdicts, taken = _stated(claims, evidence, context, distinct)
