@@ -136,6 +136,9 @@ FACTS = [
     ("Fact-093", "The 2019 base case assumed pack prices below 100 EUR/kWh by 2023.", "S48"),
     ("Fact-095", "The outturn pack price was 178 EUR/kWh in 2023.", "S48"),
     ("Fact-094", "The average pack price was 178 EUR/kWh in 2023.", "S49"),
+    # an office's note on how it counts (S50): one count, and the rides it leaves out
+    ("Fact-096", "The Transport Office's 760,000 trips count customer rides only; staff made 38,100 further "
+                 "rides moving bikes.", "S50"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-066": "| 2024 | 39,500 | 31,300 | 4,900 | 3,300 |",
@@ -152,7 +155,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    ids = [f"S{i:02d}" for i in range(1, 50)]
+    ids = [f"S{i:02d}" for i in range(1, 51)]
     sources = [Source(s, f"Source {s}", URLS.get(s, f"https://example.org/{s}")) for s in ids]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
@@ -370,6 +373,14 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "The Southern Region held 1.3 GW at end-2025 [S01].", []),
     ("a figure whose only words by another figure name the source's publisher (NCPA's)",
      "NCPA's connector count rose from 60,200 to 71,500 in 2025 [S23].", []),
+    ("a figure whose sentence opens on who reports it (`the note shows that`): not what it counts",
+     "The Transport Office's data note shows that the larger figure also counts 38,100 rides by staff [S50].", []),
+    ("a figure whose words after the reporting verb name another figure's item (customer rides)",
+     "The data note shows that the Transport Office counts 38,100 customer rides [S50].", ["38,100"]),
+    ("a count's noun and who made them (`rides by staff`): the count's own phrase",
+     "The office's figure counts 38,100 rides by staff [S50].", []),
+    ("a count's noun and who made another figure's (`rides by customers`)",
+     "The office's figure counts 38,100 rides by customers [S50].", ["38,100"]),
     ("a figure loosely for its year, against another year's figure that shares its words",
      "Figures for end-2025 differ. Only the 4.8 GW is a validated measurement of operational capacity [S24].",
      []),
