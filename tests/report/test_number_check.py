@@ -139,6 +139,9 @@ FACTS = [
     # an office's note on how it counts (S50): one count, and the rides it leaves out
     ("Fact-096", "The Transport Office's 760,000 trips count customer rides only; staff made 38,100 further "
                  "rides moving bikes.", "S50"),
+    # a blog's claim (S51) and an industry body's forecast range (S52)
+    ("Fact-097", "A blog claims 250,000 heat pumps were installed in 2025, a record.", "S51"),
+    ("Fact-098", "Members expect sales of 230,000 to 250,000 heat pumps in 2026 (a forecast).", "S52"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-066": "| 2024 | 39,500 | 31,300 | 4,900 | 3,300 |",
@@ -149,14 +152,18 @@ QUOTES = {
     "Fact-036": "Members installed 2,900 new high-power connectors in 2025.",
 }
 URLS = {"S23": "https://ncpa.example/network-2025"}  # the others: example.org, which names no publisher
+KINDS = {"S51": "blog"}  # the others: of unknown kind
 
 
 def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    ids = [f"S{i:02d}" for i in range(1, 51)]
-    sources = [Source(s, f"Source {s}", URLS.get(s, f"https://example.org/{s}")) for s in ids]
+    ids = [f"S{i:02d}" for i in range(1, 53)]
+    sources = [
+        Source(s, f"Source {s}", URLS.get(s, f"https://example.org/{s}"), KINDS.get(s, "unknown"))
+        for s in ids
+    ]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
         "CONF-1", "End-2025 capacity", ["Fact-003", "Fact-008"], preferred="Fact-003",
@@ -381,6 +388,14 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "The office's figure counts 38,100 rides by staff [S50].", []),
     ("a count's noun and who made another figure's (`rides by customers`)",
      "The office's figure counts 38,100 rides by customers [S50].", ["38,100"]),
+    ("a figure given as a cited source's (`the blog's`, by its kind) that another cited source states",
+     "The blog's 230,000 matches the bottom of the members' forecast range for 2026 [S51][S52].", ["230,000"]),
+    ("a figure given as the cited source's that states it (for another year than the sentence's)",
+     "The blog's 250,000 matches the top of the members' forecast range for 2026 [S51][S52].", []),
+    ("a figure given as a cited source's (`NCPA's`, by its publisher) that another cited source states",
+     "NCPA's 6,100 points compare with the registry's count [S23][S06].", ["6,100"]),
+    ("a figure given as the cited publisher's that states it",
+     "NCPA's 71,500 connectors compare with the registry's 17,900 points [S23][S06].", []),
     ("a figure loosely for its year, against another year's figure that shares its words",
      "Figures for end-2025 differ. Only the 4.8 GW is a validated measurement of operational capacity [S24].",
      []),
