@@ -427,6 +427,15 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("three numbers of one unit that are no list (each its own words), against a cited list",
      "| Date | Event | Impact | Source |\n| --- | --- | --- | --- |\n| 14 Nov 2022 | North Link trips while "
      "importing 1,050 MW, then Harlow Bay (410 MW) | ~1,600 MW load shed | [S35] |\n", []),
+    ("a part's figure as the whole its words name (`the combined loss`), not rescued as a difference",
+     "In the 14 Nov 2022 event, the combined loss of 410 MW (derived) exceeded the largest infeed loss secured "
+     "against [S35].", ["410 MW"]),
+    ("the whole's figure its words name",
+     "In the 14 Nov 2022 event, the combined loss of 1,460 MW (derived) exceeded the largest infeed loss "
+     "secured against [S35].", []),
+    ("a part's figure as a difference its sentence writes out",
+     "In the 14 Nov 2022 event, Harlow Bay's loss of 410 MW (derived: 1,460 MW less 1,050 MW) added to North "
+     "Link's [S35].", []),
     ("a list that closes with its total, an item out of its place",
      "At end-2025, 2.3 GW in 29 projects was under construction and 3.1 GW in 47 projects was permitted, "
      "6.2 GW in total [S37].", ["3.1 GW"]),
