@@ -191,11 +191,11 @@ def judge_numbers(
 
 def whose(word: str, cited: Collection[str], doc: TaskDoc) -> tuple[str, ...]:
     """The cited sources a possessive's word names (`the blog's`: a blog; `AHPA's`: ahpa.example)."""
-    terms = terms_of(word)
+    terms = terms_of(word)  # (its kind by its whole name: `the review's` is no peer-reviewed source's)
     return tuple(
         s.id
         for s in doc.sources
-        if s.id in cited and terms and terms <= terms_of(s.type) | publishers(doc, {s.id})
+        if s.id in cited and (word.lower() == s.type or (terms and terms <= publishers(doc, {s.id})))
     )
 
 

@@ -142,6 +142,7 @@ FACTS = [
     # a blog's claim (S51) and an industry body's forecast range (S52)
     ("Fact-097", "A blog claims 250,000 heat pumps were installed in 2025, a record.", "S51"),
     ("Fact-098", "Members expect sales of 230,000 to 250,000 heat pumps in 2026 (a forecast).", "S52"),
+    ("Fact-099", "A review of 40 field studies found heat pumps cut heating emissions.", "S53"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-066": "| 2024 | 39,500 | 31,300 | 4,900 | 3,300 |",
@@ -152,14 +153,14 @@ QUOTES = {
     "Fact-036": "Members installed 2,900 new high-power connectors in 2025.",
 }
 URLS = {"S23": "https://ncpa.example/network-2025"}  # the others: example.org, which names no publisher
-KINDS = {"S51": "blog"}  # the others: of unknown kind
+KINDS = {"S51": "blog", "S53": "peer-reviewed"}  # the others: of unknown kind
 
 
 def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    ids = [f"S{i:02d}" for i in range(1, 53)]
+    ids = [f"S{i:02d}" for i in range(1, 54)]
     sources = [
         Source(s, f"Source {s}", URLS.get(s, f"https://example.org/{s}"), KINDS.get(s, "unknown"))
         for s in ids
@@ -394,6 +395,8 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "The blog's 250,000 matches the top of the members' forecast range for 2026 [S51][S52].", []),
     ("a figure given as a cited source's (`NCPA's`, by its publisher) that another cited source states",
      "NCPA's 6,100 points compare with the registry's count [S23][S06].", ["6,100"]),
+    ("a possessive that names no cited source by its kind's whole name (a review is no peer-reviewed source)",
+     "The review's 230,000 matches the members' forecast for 2026 [S52][S53].", []),
     ("a figure given as the cited publisher's that states it",
      "NCPA's 71,500 connectors compare with the registry's 17,900 points [S23][S06].", []),
     ("a figure loosely for its year, against another year's figure that shares its words",
