@@ -17,7 +17,9 @@ in the text it is written in, to:
   against 290)`: its own clause's words, or its sentence's when it has none); and the words of its own phrase
   (`near`): those between it and the breaks (punctuation, `during`, `at`, `to`, `and`...) nearest it
   on either side, up to the numbers either side (`discharged up to 2.9 GW during the record 9.3 GW
-  peak`: `discharged` is the 2.9 GW's, `record peak` the 9.3 GW's).
+  peak`: `discharged` is the 2.9 GW's, `record peak` the 9.3 GW's); the `by` of who made what its
+  noun counts is none (`38,100 rides by staff`), and a reporting verb's `that` is one (`the office's
+  note shows that`: who reports it is not what it counts).
 - **change**: written as a change (`+5`, `−15%`, `rose by 12%`, `an increase of 0.2 GW`, `19% lower`,
   a clause about additions or growth: `net additions were 0.3 GW`, a column `Net power added`) and
   its **direction** (+1 a rise, −1 a fall, 0 not said); evidence may be a change (`changing`) when

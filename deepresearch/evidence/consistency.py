@@ -3,7 +3,9 @@ sources state, so none of the numbers involved is grounded.
 
 - **a derivation it writes out** with two inputs (`75% (derived: 142,000 of 189,000)`, `6,700
   (derived: 46,200 less 39,500)`) that do not give its result by any arithmetic of
-  evidence/derivation.py;
+  evidence/derivation.py, or, with no number for its result, that do not give the ratio it writes
+  in words (`about a third of the Capital's density (derived: 105 against 290)`, `twice`, `eight
+  times`; to 15%: a ratio in words is a coarse one);
 - **a number restated in brackets in another unit** (`1.2 GW (1,200 MW)`) with another value
   (`0.3 GW (1,200 MW)`);
 - **a change from one number to another in the wrong direction** (`rose from 71,500 to 60,200`,
@@ -13,7 +15,12 @@ And a change written against its sources' years (`backwards`): `from A to B` (on
 to C`) and `A→B` run from the earlier to the later, so the facts that state A and B, each for a year
 of its own, do not give A for a later year than B (`210→130 EUR/kWh` is not `130→210`, when 210 is
 2022's and 130 2025's), and a change from a value to itself needs facts that give it for two years
-(`210→210`).
+(`210→210`); when the sentence says how long the change took (`in four years`), the years of A
+and B are that far apart (`from 600 to 4,700 in four years` is 2021's and 2025's, not 2022's); and
+a change that names no year (none of its own, nor of its context) and whose facts give A and B
+in a series of three years or more (of their unit and words) runs from its first year to its last
+(`rose from EUR 15m to EUR 30m` for 2022-2024's 15, 25 and 30: not 15 to 25). A chain of changes
+(`from A to B to C`) is held to neither.
 """
 
 from __future__ import annotations
@@ -80,11 +87,18 @@ _CHAIN = re.compile(
 )
 
 
-def backwards(text: str, claims: Sequence[Bound], stated: Sequence[Bound | None]) -> dict[int, str]:
+def backwards(
+    text: str, claims: Sequence[Bound], stated: Sequence[Bound | None], texts: Sequence[Sequence[Bound]] = ()
+) -> dict[int, str]:
     """Why each number of a change written from A to B (`from A to B`, `A→B`) runs against the
-    years of the evidence numbers that state A and B (`stated`, by the claims' indexes)."""
+    years of the evidence numbers that state A and B (`stated`, by the claims' indexes; `texts`:
+    the evidence, whose series a change that names no year runs across)."""
     found: dict[int, str] = {}
-    for i, j in _from_to(text, claims):
+    pairs = _from_to(text, claims)
+    # (`in four years`: of the sentence's one change; 0: it says none, and a chain `from A to B to C`
+    # is several)
+    length = (_length(text) or 0) if len(pairs) == 1 else None
+    for i, j in pairs:
         a, b, change = stated[i], stated[j], f"a change from {claims[i].text} to {claims[j].text}"
         if a is None or b is None:
             continue
@@ -95,11 +109,53 @@ def backwards(text: str, claims: Sequence[Bound], stated: Sequence[Bound | None]
             dated and min(a.years) < max(b.years)
         ):
             why = f"{change} is no change, and no fact gives it for two years"  # `210→210`
+        elif (
+            dated
+            and length == 0
+            and not (claims[i].years or claims[j].years)
+            and (ends := _ends(a, b, texts))
+        ):
+            why = f"{change} names no year, so it runs from the first to the last of {a.origin}'s {ends}"
+        elif dated and length and all(y - x != length for x in a.years for y in b.years):
+            why = (
+                f"{change} spans {max(b.years) - min(a.years)} years by {a.origin} and {b.origin} "
+                f"({min(a.years)} to {max(b.years)}), not the {length} its sentence says"
+            )
         else:
             continue
         found.setdefault(i, why)
         found.setdefault(j, why)
     return found
+
+
+_COUNTS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+_LENGTH = re.compile(
+    rf"\b(?:in|over|within|across)\s+(?:the\s+)?(?:(?:last|past|next|following)\s+)?"
+    rf"(?P<n>\d{{1,2}}|{'|'.join(_COUNTS)})\s+years\b",
+    re.IGNORECASE,
+)
+
+
+def _ends(a: Bound, b: Bound, texts: Sequence[Sequence[Bound]]) -> str:
+    """The years of the series that A and B are of (their text's numbers in their unit, about their
+    words), when A and B are not its first and its last ("" when they are, or no series)."""
+    text = next((t for t in texts if a in t and b in t), ())
+    series = [
+        y for n in text if n.quantity.claim and n.quantity.dimension == a.quantity.dimension
+        and n.strength == 2 and n.terms & a.terms & b.terms for y in n.years
+    ]  # fmt: skip
+    if len(set(series)) < 3 or (min(a.years) == min(series) and max(b.years) == max(series)):
+        return ""
+    return f"{min(series)}-{max(series)} series ({min(a.years)} to {max(b.years)} here)"
+
+
+def _length(text: str) -> int | None:
+    """The length in years a sentence gives the one time it speaks of (`in four years`), if one."""
+    found = {m.group("n").lower() for m in _LENGTH.finditer(text)}
+    if len(found) != 1:
+        return None
+    n = found.pop()
+    return int(n) if n.isdigit() else _COUNTS.index(n) + 1
 
 
 def _from_to(text: str, claims: Sequence[Bound]) -> list[tuple[int, int]]:
@@ -129,6 +185,8 @@ def _derivations(text: str, claims: Sequence[Bound], spans: list[int]) -> list[t
         results = [
             i for i, c in enumerate(claims) if c.quantity.start < mark and c.quantity.start not in inputs
         ]
+        if len(given) == 2 and not results:  # `about a third of ... (derived: 105 against 290)`
+            out.extend(_worded(text[:mark], [claims[i] for i in given], given))
         if len(given) != 2 or not results or not claims[results[-1]].quantity.claim:
             continue
         result = claims[results[-1]]
@@ -143,6 +201,38 @@ def _derivations(text: str, claims: Sequence[Bound], spans: list[int]) -> list[t
             ([results[-1], *given], f"{result.text} does not follow from {shown}, the inputs written here")
         )
     return out
+
+
+_PARTS = {"half": 2, "third": 3, "quarter": 4, "fifth": 5, "tenth": 10}
+_RATIO = re.compile(
+    rf"\b(?:(?:a|one)[- ](?P<part>{'|'.join(_PARTS)})|(?P<half>half)|(?P<twice>twice)|"
+    rf"(?P<n>\d{{1,2}}|{'|'.join(_COUNTS)})\s+times)\b",
+    re.IGNORECASE,
+)
+_WORDED = 0.15  # a ratio in words is a coarse one (`about a third` for 0.36)
+
+
+def _worded(before: str, given: list[Bound], indexes: list[int]) -> list[tuple[list[int], str]]:
+    """A ratio the sentence gives in words as its derivation's result (`about a third of ...
+    (derived: 105 against 290)`, `twice`, `eight times`) that its two written inputs do not give."""
+    found = list(_RATIO.finditer(before))
+    if len(found) != 1:
+        return []
+    m = found[0]
+    n = m.group("n")
+    if m.group("part") or m.group("half"):
+        ratio = 1 / _PARTS[(m.group("part") or "half").lower()]
+    else:
+        ratio = 2.0 if m.group("twice") else float(int(n) if n.isdigit() else _COUNTS.index(n.lower()) + 1)
+    pairs = [
+        (float(x.value), float(y.value))
+        for x in given[0].quantity.readings
+        for y in given[1].quantity.readings
+    ]
+    if any(not a or not b or abs(a / b - ratio) <= _WORDED * ratio or abs(b / a - ratio) <= _WORDED * ratio
+           for a, b in pairs):  # fmt: skip
+        return []
+    return [(indexes, f"{given[0].text} and {given[1].text} do not give {m.group()}, the ratio written here")]
 
 
 def _directions(text: str, claims: Sequence[Bound]) -> list[tuple[list[int], str]]:

@@ -153,13 +153,14 @@ class Reading:
 
     def _near(self, q: Quantity, clause: Clause, sentence: Clause) -> frozenset[str]:
         """The words of the number's own phrase: from the last break after the number before it in
-        its sentence (none: from its clause's start), and on to the first break after it. A list's
+        its sentence (none: from its clause's start; a reporting verb's `that` is one), and on to the
+        first break after it (not an agent's `by`). A list's
         later item with no word between it and the item before in its unit (`revenues were EUR 95m
         (2022), EUR 180m (2023)`) is about the same thing: it has that item's words before it."""
         numbers = [p for p in self.found if p.claim and sentence[0] <= p.start < sentence[1]]
         before = max((p.end for p in numbers if p.end <= q.start), default=-1)
         after = min((p.start for p in numbers if p.start >= q.end), default=sentence[1])
-        tail = terms_of(_TAIL_BREAK.split(self.text[q.end : after], 1)[0])
+        tail = terms_of(_TAIL_BREAK.split(_AGENT.sub(" " * 2, self.text[q.end : after]), 1)[0])
         previous = next((p for p in numbers if p.end == before), None)
         if (
             previous is not None
@@ -169,7 +170,7 @@ class Reading:
             home = next(c for c in clauses_of(self.text, *sentence) if c[0] <= previous.start < c[1])
             return self._near(previous, home, sentence) | tail
         lead = self.text[clause[0] : q.start] if before < 0 else _after_break(self.text[before : q.start])
-        return terms_of(lead) | tail
+        return terms_of(_REPORTED.split(lead)[-1]) | tail
 
     def _forecast(self, q: Quantity, items: list[Clause], clause: Clause) -> bool:
         """A forecast's or scenario's number (evidence/forecasts.py): the words of its item up to it
@@ -236,7 +237,24 @@ _TAIL_BREAK = re.compile(
     r"[,;:()\[\]]|\b(?:during|at|on|for|from|to|by|with|while|than|as|and|or|but|against|versus|vs)\b",
     re.IGNORECASE,
 )
+# ... but not the `by` of who did what a count's noun names (`38,100 rides by staff`): a time's `by`
+# (`by 2030`, `by the end of 2025`) and a `by` right after the number or its unit (`rose 5% by volume`) do.
+_AGENT = re.compile(
+    r"(?<=[a-z]\s)by(?=\s+(?!(?:the\s+)?(?:end|start|beginning|middle|close|mid|early|late|then|now|"
+    r"next|last|this|year|month|quarter|week|day|january|february|march|april|may|june|july|august|"
+    r"september|october|november|december)\b)[a-z])",
+    re.IGNORECASE,
+)
 _PHRASE_BREAK = re.compile(rf"{_TAIL_BREAK.pattern}|\bin\b", re.IGNORECASE)
+
+
+# Who reports a number is not what it counts (`the office's note shows that the figure counts 38,100
+# rides`): a phrase starts after a reporting verb's `that`.
+_REPORTED = re.compile(
+    r"\b(?:show|say|said|note|report|state|find|found|estimate|suggest|indicate|confirm|claim|argue|"
+    r"explain|write|wrote|add)(?:s|ed|d)?\s+that\b",
+    re.IGNORECASE,
+)
 
 
 def _after_break(stretch: str) -> str:

@@ -13,7 +13,9 @@
   a fact gives 3 for them in 2024: the sentence gives the wrong figure, not an arithmetic of
   others); not a value its sentence states too, nor for a change that the words right by it make
   one (`0.6 GW more`, `up 0.6 GW`): those are differences of figures, not the figure of their
-  thing; nor for a sum that names no year (`the two rounds together awarded 1.6 GW`: each round's
+  thing, unless its words make it a whole (`the combined loss of 410 MW` when a fact gives the
+  combined loss as 1,460 MW; a change by its words is of the kind of evidence whose item speaks of
+  one); nor for a sum that names no year (`the two rounds together awarded 1.6 GW`: each round's
   figure is for its own year).
 """
 
@@ -51,13 +53,14 @@ def wrong_figure(
     """Another value the evidence gives for what the claim is about (module docstring), or None;
     not one the claim's sentence states itself (`written`): then the claim is another figure
     (`rose from 0.3 GW in 2022 to 0.9 GW in 2023, 0.6 GW more`)."""
-    if worded_change(claim) or (not claim.years and SUM in claim.signals):
+    total = SUM in claim.signals  # (`the combined loss of 1,460 MW`: a whole's figure, not a difference)
+    if (worded_change(claim) and not total) or (not claim.years and total):
         return None  # (a sum for no year may add a fact's figures for several: `the two rounds together`)
     own = claim.strength == 2 and bool(claim.years)
     for text in texts:
         for item in text:
             q = item.quantity
-            if not q.claim or q.dimension != claim.quantity.dimension or item.change != claim.change:
+            if not q.claim or q.dimension != claim.quantity.dimension or not _same_kind(claim, item):
                 continue
             if same_value(claim.quantity, q) or any(float(r.value) in written for r in q.readings):
                 continue
@@ -66,6 +69,12 @@ def wrong_figure(
             if len(distinctive(claim.terms & item.terms)) >= 2:
                 return item
     return None
+
+
+def _same_kind(claim: Bound, item: Bound) -> bool:
+    """A change for a change, a level for a level; a claim made a change by its words (`the combined
+    loss of 1,460 MW`) is of the kind of evidence whose item speaks of one (a fact's `fell to`)."""
+    return item.change == claim.change or (claim.change and item.changing)
 
 
 def worded_change(claim: Bound) -> bool:

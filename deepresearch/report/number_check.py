@@ -5,7 +5,8 @@ are not claims: evidence/quantities.py) is judged in its sentence, or its table 
 and caption (report/number_scope.py), against the facts of the sources cited there: it must be
 stated by one of them for the same thing — its year, its change or level, what it is a number of
 (evidence/number_match.py), by a source the citation closing its clause cites when the sentence
-cites several — or be derived, where its words say so, from their numbers and the
+cites several, and, when a possessive right before it names a cited source by its publisher or its
+kind (`AHPA's 205,000`, `the blog's 250,000`), one of that source's figures — or be derived, where its words say so, from their numbers and the
 sentence's own (evidence/derivation.py). A fact contributes its statement's numbers and its quote's;
 a fact marked `Verified: partial` only the statement numbers its quote grounds; a fact the verifier
 judged `unsupported` nothing (it has left the closed world). The evidence weights and margin that code
@@ -28,6 +29,7 @@ from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.cited import Evidence
 from deepresearch.evidence.consistency import backwards, contradictions
 from deepresearch.evidence.judge import Judgement, judge_together, missing_numbers
+from deepresearch.evidence.number_match import same_value
 from deepresearch.evidence.quantities import Quantity, quantities
 from deepresearch.evidence.series import misplaced
 from deepresearch.evidence.terms import terms_of
@@ -150,7 +152,7 @@ def _judge_scope(scope: Scope, evidence: Evidence) -> list[Judgement]:
     stated = [v.source for v in verdicts]
     against = {
         **misplaced(claims, evidence),
-        **backwards(scope.text, claims, stated),
+        **backwards(scope.text, claims, stated, evidence.texts),
         **contradictions(scope.text, claims, scope.spans),
     }
     for index, why in against.items():
@@ -175,12 +177,47 @@ def judge_numbers(
         verdicts = _judge_scope(scope, cited)
         for index, closes in scope.closes.items():
             verdicts[index] = _closed(scope.numbers[index][0], verdicts[index], closes, evidence)
+        for index, word in scope.owners.items():
+            owned = whose(word, scope.cited, evidence.doc)
+            if owned and len(owned) < len(scope.cited):
+                verdicts[index] = _owned(scope.numbers[index][0], verdicts[index], owned, evidence, word)
         for (bound, line), verdict in zip(scope.numbers, verdicts, strict=True):
             if verdict.grounded and verdict.how.startswith("derived"):
                 derived.append((frozenset(scope.cited), replace(bound, origin=f"line {line}")))
             elif not verdict.grounded:
                 verdict = _repeated(bound, scope, derived) or verdict
             yield Judged(bound, line, verdict.grounded, scope.cited, verdict.how, verdict.why, verdict.source)
+
+
+def whose(word: str, cited: Collection[str], doc: TaskDoc) -> tuple[str, ...]:
+    """The cited sources a possessive's word names (`the blog's`: a blog; `AHPA's`: ahpa.example)."""
+    terms = terms_of(word)  # (its kind by its whole name: `the review's` is no peer-reviewed source's)
+    return tuple(
+        s.id
+        for s in doc.sources
+        if s.id in cited and (word.lower() == s.type or (terms and terms <= publishers(doc, {s.id})))
+    )
+
+
+def _owned(
+    bound: Bound, verdict: Judgement, owned: tuple[str, ...], evidence: FactEvidence, word: str
+) -> Judgement:
+    """A number the sentence gives as a cited source's (`the blog's 250,000`) must be one of that
+    source's figures (its value in its unit, for whatever year), not another cited source's."""
+    if not verdict.grounded or verdict.source is None or verdict.how.startswith("derived"):
+        return verdict
+    fact = evidence.doc.fact(verdict.source.origin)
+    if fact is None or set(fact.sources) & set(owned):
+        return verdict
+    q = bound.quantity
+    if any(
+        i.quantity.claim and i.quantity.dimension == q.dimension and same_value(q, i.quantity)
+        for text in evidence.cited(frozenset(owned)).texts
+        for i in text
+    ):
+        return verdict
+    cites = "".join(f"[{s}]" for s in owned)
+    return Judgement(False, "", f"{fact.id} states it, but the sentence gives it as {word}'s ({cites})")
 
 
 def _closed(bound: Bound, verdict: Judgement, closes: tuple[str, ...], evidence: FactEvidence) -> Judgement:

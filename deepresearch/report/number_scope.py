@@ -5,7 +5,8 @@ numbers beside it that a derivation may use.
   without one borrows those of the next cited sentence of its block (a citation closes the claim it
   follows), else of the previous one; a list item without any, those of the list's lead-in. In a
   sentence with several citations, the first one after a number closes its clause (`closes`): a
-  fact of another of the sentence's sources does not state it (report/number_check.py).
+  fact of another of the sentence's sources does not state it (report/number_check.py); nor does
+  one when a possessive right before the number names a cited source (`owners`: `the blog's 250,000`).
 - A number of a sentence that names no year (and does not place itself against another time: `a
   year earlier`) is weakly about the years of the nearest sentence before it in its block that names
   any (`**CONF-4: 9.9 GW for 2025.** ... the NSO's 4.8 GW`); else about those its paragraph names that
@@ -50,6 +51,9 @@ class Scope:
     # a sentence's number, by index: the sources of the citation closing its clause, when the sentence
     # has several citations (`the industry's 4.9 GW [S03], the minister's 4.5 GW [S08]`)
     closes: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    # a sentence's number, by index: the word of a possessive right before it that may name a source
+    # (`the blog's 250,000`, `AHPA's 205,000`): whose figure it is (report/number_check.py)
+    owners: dict[int, str] = field(default_factory=dict)
 
     def local(self, row: int = -1) -> list[Operand]:
         """The scope's own numbers as operands (the table row `row` for earlier rows)."""
@@ -83,6 +87,7 @@ def _sentence_scopes(block: Block, fallback: tuple[str, ...], lines: Collection[
         years = [y for b, _ in numbers for y in b.years]
         scope = Scope("sentence", first, numbers, ids, spans=year_spans(years), text=prepared)
         scope.closes = _closing(prepared, [b for b, _ in numbers])
+        scope.owners = _owners(prepared, [b for b, _ in numbers])
         scopes.append(scope)
     for index, scope in enumerate(scopes):  # a derived number may rest on its paragraph's numbers
         refers = index > 0 and _REFERS.match(texts[index]) is not None
@@ -111,6 +116,26 @@ def _closing(text: str, numbers: list[Bound]) -> dict[int, tuple[str, ...]]:
         if group is not None:
             closes[index] = group.ids
     return closes
+
+
+# `the blog's 250,000`, `AHPA's about 205,000`: a possessive right before a number (its currency and
+# an approximation between them aside) says whose figure it is.
+_OWNER = re.compile(
+    r"\b([^\W\d_][\w-]*)['’]s\s+(?:(?:about|around|roughly|nearly|almost|some|only|just|EUR|USD)\s+|"
+    r"[~$€£]\s*)*$",
+    re.IGNORECASE,
+)
+
+
+def _owners(text: str, numbers: list[Bound]) -> dict[int, str]:
+    """The word of the possessive right before each number that has one, by the number's index."""
+    owners: dict[int, str] = {}
+    for index, bound in enumerate(numbers):
+        start = bound.quantity.start
+        found = _OWNER.search(text, max(0, start - 60), start)
+        if found is not None:
+            owners[index] = found.group(1)
+    return owners
 
 
 def _contexts(texts: list[str], paragraph: frozenset[int]) -> list[Context]:

@@ -89,6 +89,11 @@ def test_the_demo_ends_with_a_report_that_passes_check(demo: DemoRun) -> None:
     assert measures["claims_supported"] == measures["claims_checked"] > 0
 
 
+def test_the_demo_analysis_passes_the_number_check_at_once(demo: DemoRun) -> None:
+    # its sentence `the larger figure also counts 38,100 rides by staff` was once a false alarm
+    assert not (demo.folder / "logs" / "prompts" / "analyst.verify-repair.md").exists()
+
+
 def test_it_says_it_is_a_demonstration(demo: DemoRun) -> None:
     assert "a real run with a scripted agent in place of a model" in demo.proc.stdout
     assert "Norbridge is a fictional city and every figure is invented" in demo.proc.stdout

@@ -136,9 +136,16 @@ FACTS = [
     ("Fact-093", "The 2019 base case assumed pack prices below 100 EUR/kWh by 2023.", "S48"),
     ("Fact-095", "The outturn pack price was 178 EUR/kWh in 2023.", "S48"),
     ("Fact-094", "The average pack price was 178 EUR/kWh in 2023.", "S49"),
-    # a level at one year-end, and what it implies for the years before it as a whole (S50)
-    ("Fact-096", "Year-end 2021 fleet was 0.9 GW in 14 installations.", "S50"),
-    ("Fact-097", "An end-2018 estimate implies roughly 0.6 GW added over 2019-2021 combined.", "S50"),
+    # an office's note on how it counts (S50): one count, and the rides it leaves out
+    ("Fact-096", "The Transport Office's 760,000 trips count customer rides only; staff made 38,100 further "
+                 "rides moving bikes.", "S50"),
+    # a blog's claim (S51) and an industry body's forecast range (S52)
+    ("Fact-097", "A blog claims 250,000 heat pumps were installed in 2025, a record.", "S51"),
+    ("Fact-098", "Members expect sales of 230,000 to 250,000 heat pumps in 2026 (a forecast).", "S52"),
+    ("Fact-099", "A review of 40 field studies found heat pumps cut heating emissions.", "S53"),
+    # a level at one year-end, and what it implies for the years before it as a whole (S54)
+    ("Fact-100", "Year-end 2021 fleet was 0.9 GW in 14 installations.", "S54"),
+    ("Fact-101", "An end-2018 estimate implies roughly 0.6 GW added over 2019-2021 combined.", "S54"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-066": "| 2024 | 39,500 | 31,300 | 4,900 | 3,300 |",
@@ -149,14 +156,18 @@ QUOTES = {
     "Fact-036": "Members installed 2,900 new high-power connectors in 2025.",
 }
 URLS = {"S23": "https://ncpa.example/network-2025"}  # the others: example.org, which names no publisher
+KINDS = {"S51": "blog", "S53": "peer-reviewed"}  # the others: of unknown kind
 
 
 def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    ids = [f"S{i:02d}" for i in range(1, 51)]
-    sources = [Source(s, f"Source {s}", URLS.get(s, f"https://example.org/{s}")) for s in ids]
+    ids = [f"S{i:02d}" for i in range(1, 55)]
+    sources = [
+        Source(s, f"Source {s}", URLS.get(s, f"https://example.org/{s}"), KINDS.get(s, "unknown"))
+        for s in ids
+    ]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
         "CONF-1", "End-2025 capacity", ["Fact-003", "Fact-008"], preferred="Fact-003",
@@ -373,6 +384,24 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "The Southern Region held 1.3 GW at end-2025 [S01].", []),
     ("a figure whose only words by another figure name the source's publisher (NCPA's)",
      "NCPA's connector count rose from 60,200 to 71,500 in 2025 [S23].", []),
+    ("a figure whose sentence opens on who reports it (`the note shows that`): not what it counts",
+     "The Transport Office's data note shows that the larger figure also counts 38,100 rides by staff [S50].", []),
+    ("a figure whose words after the reporting verb name another figure's item (customer rides)",
+     "The data note shows that the Transport Office counts 38,100 customer rides [S50].", ["38,100"]),
+    ("a count's noun and who made them (`rides by staff`): the count's own phrase",
+     "The office's figure counts 38,100 rides by staff [S50].", []),
+    ("a count's noun and who made another figure's (`rides by customers`)",
+     "The office's figure counts 38,100 rides by customers [S50].", ["38,100"]),
+    ("a figure given as a cited source's (`the blog's`, by its kind) that another cited source states",
+     "The blog's 230,000 matches the bottom of the members' forecast range for 2026 [S51][S52].", ["230,000"]),
+    ("a figure given as the cited source's that states it (for another year than the sentence's)",
+     "The blog's 250,000 matches the top of the members' forecast range for 2026 [S51][S52].", []),
+    ("a figure given as a cited source's (`NCPA's`, by its publisher) that another cited source states",
+     "NCPA's 6,100 points compare with the registry's count [S23][S06].", ["6,100"]),
+    ("a possessive that names no cited source by its kind's whole name (a review is no peer-reviewed source)",
+     "The review's 230,000 matches the members' forecast for 2026 [S52][S53].", []),
+    ("a figure given as the cited publisher's that states it",
+     "NCPA's 71,500 connectors compare with the registry's 17,900 points [S23][S06].", []),
     ("a figure loosely for its year, against another year's figure that shares its words",
      "Figures for end-2025 differ. Only the 4.8 GW is a validated measurement of operational capacity [S24].",
      []),
@@ -404,6 +433,15 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("three numbers of one unit that are no list (each its own words), against a cited list",
      "| Date | Event | Impact | Source |\n| --- | --- | --- | --- |\n| 14 Nov 2022 | North Link trips while "
      "importing 1,050 MW, then Harlow Bay (410 MW) | ~1,600 MW load shed | [S35] |\n", []),
+    ("a part's figure as the whole its words name (`the combined loss`), not rescued as a difference",
+     "In the 14 Nov 2022 event, the combined loss of 410 MW (derived) exceeded the largest infeed loss secured "
+     "against [S35].", ["410 MW"]),
+    ("the whole's figure its words name",
+     "In the 14 Nov 2022 event, the combined loss of 1,460 MW (derived) exceeded the largest infeed loss "
+     "secured against [S35].", []),
+    ("a part's figure as a difference its sentence writes out",
+     "In the 14 Nov 2022 event, Harlow Bay's loss of 410 MW (derived: 1,460 MW less 1,050 MW) added to North "
+     "Link's [S35].", []),
     ("a list that closes with its total, an item out of its place",
      "At end-2025, 2.3 GW in 29 projects was under construction and 3.1 GW in 47 projects was permitted, "
      "6.2 GW in total [S37].", ["3.1 GW"]),
@@ -412,7 +450,7 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "6.2 GW in total [S37].", []),
     ("a derivation's input with no words of its own, another region's count",
      "The North had about a third of the Capital's density per resident (derived: 11,400 against 290) [S38].",
-     ["11,400"]),
+     ["11,400", "290"]),
     ("a derivation's inputs with no words of its own, the sentence's regions",
      "The North had about a third of the Capital's density per resident (derived: 105 against 290) [S38].", []),
     ("a net growth, stated only by a fall", "Batteries took almost all of the EUR 10m net growth in spending [S36].",
@@ -445,6 +483,21 @@ TABLE: list[tuple[str, str, list[str]]] = [
      []),
     ("a year is not a count", "NCPA members installed 2,030 new high-power connectors in 2025 [S06].", ["2,030"]),
     ("a rise that ends lower", "High-power points rose from 3,300 to 2,100 [S06].", ["3,300", "2,100"]),
+    ("a change from one year's figure to another's, further apart than the sentence says (2023 to 2024)",
+     "High-power points grew from 2,100 to 3,300 in three years [S06].", ["2,100", "3,300"]),
+    ("a change over as many years as the sentence says (2021 to 2024)",
+     "High-power points grew from 600 to 3,300 in three years [S06].", []),
+    ("a change that names no year, from a series' first year to a middle one (2021 to 2023 of 2021-2024)",
+     "High-power points rose from 600 to 2,100 [S06].", ["600", "2,100"]),
+    ("a change that names no year, from a series' first year to its last",
+     "High-power points rose from 600 to 3,300 [S06].", []),
+    ("a change from a series' first year to a middle one, its years named",
+     "High-power points rose from 600 to 2,100 between 2021 and 2023 [S06].", []),
+    ("a ratio in words that the derivation's written inputs do not give (105 against a count)",
+     "The North had about a third of the Capital's density per resident (derived: 105 against 6,100) [S06].",
+     ["105", "6,100"]),
+    ("a ratio in words that the derivation's written inputs give",
+     "The North had about a third of the Capital's density per resident (derived: 105 against 290) [S06].", []),
     ("a range as its source gives it", "The industry expects 1.5-2.0 GW to be commissioned in 2026 [S03].", []),
     ("a range's upper end as its lower end",
      "The industry expects 2.0-2.0 GW to be commissioned in 2026 [S03].", ["2.0"]),
@@ -571,9 +624,9 @@ TABLE: list[tuple[str, str, list[str]]] = [
      ["0.9 GW"]),
     ("the level, in a fact that says it gives no change", "The fleet was 0.9 GW at end-2021 [S44].", []),
     ("a level at one year-end as the amount for several years as a whole",
-     "The ~0.9 GW implied for 2019-2021 combined is indicative only [S50].", ["0.9 GW"]),
+     "The ~0.9 GW implied for 2019-2021 combined is indicative only [S54].", ["0.9 GW"]),
     ("the amount a fact gives for the years as a whole",
-     "The ~0.6 GW implied for 2019-2021 combined is indicative only [S50].", []),
+     "The ~0.6 GW implied for 2019-2021 combined is indicative only [S54].", []),
     ("a gap column against the row its header names, not the row before",
      "| Figure for end-2025 | Source | Gap to NSO |\n| --- | --- | --- |\n| 4.8 GW [S42] | NSO | - |\n"
      "| 4.9 GW [S41] | VSIA | +0.1 GW |\n| 6.2 GW [S46] | A blog | +1.3 GW |\n", ["1.3 GW"]),
