@@ -11,7 +11,9 @@ So is a number written with another in its clause its partner's (`2.3 GW in 29 p
 the 2.3 GW's projects): a claim whose clause pairs it with a figure (`2.3 GW under construction in
 47 projects`) is not stated by a number its text pairs only with other figures (`3.9 GW in 47
 projects`) when another number of the claim's unit is paired there with the claim's figure, and shares more of
-the claim's words: that one is the claim's, changed (evidence/cited.py).
+the claim's words: that one is the claim's, changed (evidence/cited.py). And the words another number
+of its clause has in its own phrase are that number's, not its partner's (`bids totalling 2.9 GW were
+submitted for an indicative volume of 1.0 GW`: the 1.0 GW is no bid): `own_words`.
 """
 
 from __future__ import annotations
@@ -53,6 +55,16 @@ def other_owner(claim: Bound, stated: Bound, siblings: Sequence[Bound]) -> str:
         and not same_value(s.quantity, stated.quantity) and s.years & stated.years
     )  # fmt: skip
     return theirs if next(rivals, None) is not None else ""
+
+
+def own_words(number: Bound, text: Sequence[Bound]) -> frozenset[str]:
+    """The words of a number's own phrase and of its clause, but not those another number of its
+    clause (another value) has in its own phrase: `bids totalling 2.9 GW were submitted for an
+    indicative volume of 1.0 GW` does not call the 1.0 GW bids."""
+    theirs = frozenset().union(
+        *(o.near for o in text if o.clause == number.clause and not same_value(o.quantity, number.quantity))
+    )
+    return number.near | (number.terms - theirs)
 
 
 def _partners(number: Bound) -> frozenset[Decimal]:

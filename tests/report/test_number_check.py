@@ -136,6 +136,9 @@ FACTS = [
     ("Fact-093", "The 2019 base case assumed pack prices below 100 EUR/kWh by 2023.", "S48"),
     ("Fact-095", "The outturn pack price was 178 EUR/kWh in 2023.", "S48"),
     ("Fact-094", "The average pack price was 178 EUR/kWh in 2023.", "S49"),
+    # an auction round (S50): its award, and the bids for the volume it offered
+    ("Fact-096", "Round 3 awarded 1.0 GW to 16 projects in February 2025.", "S50"),
+    ("Fact-097", "In round 3, bids totalling 2.9 GW were submitted for an indicative volume of 1.0 GW.", "S50"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-066": "| 2024 | 39,500 | 31,300 | 4,900 | 3,300 |",
@@ -152,7 +155,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    ids = [f"S{i:02d}" for i in range(1, 50)]
+    ids = [f"S{i:02d}" for i in range(1, 60)]
     sources = [Source(s, f"Source {s}", URLS.get(s, f"https://example.org/{s}")) for s in ids]
     # the reflector's words about a conflict name a count no source gives; its weights are code's
     conflict = Conflict(
@@ -573,6 +576,9 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "Net additions were 1.4 GW in 2025 (1.3 GW in 2024) [S01].", []),
     ("a number in brackets after a name, not right after the number before",
      "North Link (1,050 MW) and Harlow Bay unit 2 (410 MW) tripped; frequency fell to 48.85 Hz [S45].", []),
+    ("a figure whose words another number of its fact's clause has in its own phrase (bids totalling 2.9 GW)",
+     "The third auction received 1.0 GW of bids [S50].", ["1.0 GW"]),
+    ("the figure the words of its own phrase name", "The third auction received 2.9 GW of bids for 1.0 GW [S50].", []),
     ("one party's figure as another's, another source's citation closing the sentence",
      "The industry's 4.8 GW includes behind-the-meter systems [S41], and the fleet grew [S42].", ["4.8 GW"]),
 ]  # fmt: skip
