@@ -7,9 +7,9 @@ claim's own year with another value that is about the claim's distinctive words 
 year or two words) shows the claim gives the wrong number for it. So does one of another value, for
 the claim's time, whose own phrase shares more of those words with the claim's phrase than any number
 with its value (its phrase and clause, less the words another number of its clause has in its own
-phrase: evidence/owners.py): by one word when the claim's phrase names nothing of those, else by two, or by three
-words that many texts use when it shares no word with their phrases (the words naming the cited
-sources' publishers left out: they say who counts, not what). A claim whose one year is only its
+phrase: evidence/owners.py): by one word when the claim's phrase names nothing of those, else by two,
+or by three words that many texts use when it shares no word with their phrases (the words naming
+the cited sources' publishers left out: they say who counts, not what). A claim whose one year is only its
 context's, stated only by numbers for other years, is not grounded when evidence gives the same
 thing another value for that year (evidence/aboutness.py: `contemporary`). A number found only by
 rounding, or only as a threshold, is weaker evidence (evidence/rivals.py: `weakly_stated`). A number
