@@ -205,8 +205,8 @@ class Evidence:
         """A number of another value (its unit, the claim's years) that the words of the claim's own
         phrase are about, by distinctive words, more than about any number with its value (their
         phrases or their clauses, but not the words another number of their clause has in its own
-        phrase: evidence/owners.py, `own_words`): `discharged up to 9.3 GW` is not the 9.3 GW `demand peak` when a
-        cited fact's `discharge peaked at 2.9 GW`. By one word when the phrase says nothing of any
+        phrase: evidence/owners.py, `own_words`): `discharged up to 9.3 GW` is not the 9.3 GW `demand
+        peak` when a cited fact's `discharge peaked at 2.9 GW`. By one word when the phrase says nothing of any
         number with its value (and does not say what its number is not), else by two; or by three
         words, distinctive or not, when it shares no word with their phrases. The words that name the
         sources' publishers (`NCPA's count`) say who counts, not what. A table cell's number too,
