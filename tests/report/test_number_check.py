@@ -139,6 +139,10 @@ FACTS = [
     # an auction round (S50): its award, and the bids for the volume it offered
     ("Fact-096", "Round 3 awarded 1.0 GW to 16 projects in February 2025.", "S50"),
     ("Fact-097", "In round 3, bids totalling 2.9 GW were submitted for an indicative volume of 1.0 GW.", "S50"),
+    ("Fact-098", "The three rounds contracted 2.6 GW in total.", "S50"),
+    # a programme's total against the floor its act set (S51)
+    ("Fact-099", "The 2.6 GW contracted across the three rounds exceeded the Act's floor of at least 2.4 GW by "
+                 "0.2 GW.", "S51"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-066": "| 2024 | 39,500 | 31,300 | 4,900 | 3,300 |",
@@ -579,6 +583,10 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a figure whose words another number of its fact's clause has in its own phrase (bids totalling 2.9 GW)",
      "The third auction received 1.0 GW of bids [S50].", ["1.0 GW"]),
     ("the figure the words of its own phrase name", "The third auction received 2.9 GW of bids for 1.0 GW [S50].", []),
+    ("a figure its own phrase calls a bound (floor), stated only by a plain figure beside a bound",
+     "The rounds' 2.6 GW exceeded the Act's 0.2 GW floor [S51].", ["0.2 GW"]),
+    ("a figure its own phrase calls a bound, stated by a bound",
+     "The rounds' 2.6 GW exceeded the Act's 2.4 GW floor [S51].", []),
     ("one party's figure as another's, another source's citation closing the sentence",
      "The industry's 4.8 GW includes behind-the-meter systems [S41], and the fleet grew [S42].", ["4.8 GW"]),
 ]  # fmt: skip
