@@ -139,7 +139,11 @@ class Evidence:
             )
         if instead is None:
             return best, ""
-        shared = self.distinctive(instead.terms & claim.terms, 10) or instead.near & claim.near
+        shared = (
+            self.distinctive(instead.terms & claim.terms, 10)
+            or instead.near & claim.near
+            or (instead.terms & claim.terms)
+        )
         named = ", ".join(sorted(shared)) or years_text(instead.years)
         return (
             None,
@@ -206,12 +210,12 @@ class Evidence:
         phrase are about, by distinctive words, more than about any number with its value (their
         phrases or their clauses, but not the words another number of their clause has in its own
         phrase: evidence/owners.py, `own_words`): `discharged up to 9.3 GW` is not the 9.3 GW `demand
-        peak` when a cited fact's `discharge peaked at 2.9 GW`. By one word when the phrase says nothing of any
-        number with its value (and does not say what its number is not), else by two; or by three
-        words, distinctive or not, when it shares no word with their phrases. The words that name the
-        sources' publishers (`NCPA's count`) say who counts, not what. A table cell's number too,
-        by the words of its note (`NSO pipeline (2.3 GW under construction + ...)`). Not for a sentence
-        that says what its number includes."""
+        peak` when a cited fact's `discharge peaked at 2.9 GW`. By one word when the phrase says
+        nothing of any number with its value (and does not say what its number is not), else by two;
+        or by three words, distinctive or not, when it shares no word with their phrases. The words
+        that name the sources' publishers (`NCPA's count`) say who counts, not what. A table cell's
+        number too, by the words of its note (`NSO pipeline (2.3 GW under construction + ...)`). Not
+        for a sentence that says what its number includes."""
         if not claim.near or CONTAINS.search(claim.clause):  # (a cell's: the words of its note)
             return None
         near = claim.near - self.names

@@ -207,7 +207,10 @@ class Reading:
         if self.origin and change and len(own) > 1:
             own = frozenset({max(own)})  # `the end-2025 increase over end-2024 was 1.4 GW`
         signals = signals_in(self.text[slice(*clause)]) | ctx.signals | ({DERIVED} if derived else set())
-        beside = frozenset(r.value for other in here if other is not q for r in other.readings)
+        # (the figures of its clause: not a name, `round 3`, nor a year)
+        beside = frozenset(
+            r.value for other in here if other is not q and other.claim for r in other.readings
+        )
         return Bound(
             q, own, 2 if own else 0, terms | ctx.terms, signals, change, direction, self.origin,
             around=ctx.around or self.all_terms, beside=beside, clause=self.text[slice(*clause)],

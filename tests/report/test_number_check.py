@@ -583,6 +583,9 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a figure whose words another number of its fact's clause has in its own phrase (bids totalling 2.9 GW)",
      "The third auction received 1.0 GW of bids [S50].", ["1.0 GW"]),
     ("the figure the words of its own phrase name", "The third auction received 2.9 GW of bids for 1.0 GW [S50].", []),
+    ("a figure paired with another (2.9 GW of bids) that the evidence pairs with a third (1.0 GW), its own "
+     "value written alone", "Round 3 received 2.9 GW of bids for 2.6 GW [S50].", ["2.6 GW"]),
+    ("the figure the evidence pairs with the other", "Round 3 received 2.9 GW of bids for 1.0 GW [S50].", []),
     ("a figure its own phrase calls a bound (floor), stated only by a plain figure beside a bound",
      "The rounds' 2.6 GW exceeded the Act's 0.2 GW floor [S51].", ["0.2 GW"]),
     ("a figure its own phrase calls a bound, stated by a bound",
