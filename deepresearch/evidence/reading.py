@@ -120,7 +120,7 @@ class Reading:
         named = (
             self.context.named if self.context.named is not None else named_dimensions(self.text[start:end])
         )
-        started = self._started(start, end)
+        started, ends = self._started(start, end), self._span_ends(start, end)
         bound: list[Bound] = []
         for c_start, c_end in clauses:
             here = [q for q in self.found if c_start <= q.start < c_end]
@@ -142,6 +142,8 @@ class Reading:
                 strong = 2 if b.years else strength
                 if self.origin and b.change and not b.years and own & started:
                     own, strong = own - started, 0  # `from 3.4 GW at end-2024, an increase of 1.4 GW`
+                if q.start in ends:  # (`from EUR 15m to EUR 30m` over its context's 2022-2024)
+                    own, strong = frozenset({ends[q.start]}), 1
                 changing = bool(self.origin) and self._changing(q, items)
                 near = self._near(q, (c_start, c_end), (start, end))
                 forecast = self.context.forecast or self._forecast(q, items, (c_start, c_end))
@@ -195,6 +197,24 @@ class Reading:
             for y in self.owned[q.start].years
         )
 
+    def _span_ends(self, start: int, end: int) -> dict[int, int]:
+        """In a report's sentence that names no year, about a span of years only by its context (`over
+        the same period`, a list under a lead-in about 2022-2024): a change `from A to B` runs over the
+        whole span, A the first year's, B the last's (not a step of a chain: `from A to B to C`)."""
+        span = self.context.fallback
+        if self.origin or len(span) < 2 or within(self.years, start, end):
+            return {}
+        claims = [q for q in self.found if q.claim and start <= q.start < end]
+        ends: dict[int, int] = {}
+        for a, b in pairwise(claims):
+            if (
+                _STARTING.search(self.text, 0, a.start)
+                and _ON_TO.fullmatch(self.text, a.end, b.start)
+                and not _ON_TO.match(self.text, b.end)
+            ):
+                ends[a.start], ends[b.start] = min(span), max(span)
+        return ends
+
     def _bound(
         self, q: Quantity, here: list[Quantity], clause: Clause, terms: frozenset[str], derived: bool
     ) -> Bound:
@@ -230,6 +250,12 @@ def _intro_years(
 # `up from 38.5%`, `rose from 95m`: where a change started, not the year the sentence is about.
 _STARTING = re.compile(
     r"\bfrom\s+(?:(?:about|around|roughly|nearly|some|just|only|EUR|USD|US\$|[$€£¥])\s*)*$", re.I
+)
+
+
+# `... to EUR 30m`: where a change `from` a number ends.
+_ON_TO = re.compile(
+    r"\s+to\s+(?:(?:about|around|roughly|nearly|some|just|only|EUR|USD|US\$|[$€£¥])\s*)*", re.I
 )
 
 

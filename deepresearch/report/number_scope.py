@@ -9,7 +9,8 @@ numbers beside it that a derivation may use.
 - A number of a sentence that names no year (and does not place itself against another time: `a
   year earlier`) is weakly about the years of the nearest sentence before it in its block that names
   any (`**CONF-4: 9.9 GW for 2025.** ... the NSO's 4.8 GW`); else about those its paragraph names that
-  no number takes.
+  no number takes; a list item's, else about those its lead-in is about where it ends. A change `from
+  A to B` in such a sentence runs over those years: A the first's, B the last's (evidence/reading.py).
 - A table row cites the sources cited in its cells, else those of its caption (the paragraph right
   before the table). Its numbers are bound cell by cell to the cell, the column's header and the
   row's label cells (evidence/binding.py).
@@ -61,11 +62,13 @@ def _ids(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(i for g in find_groups(text) for i in g.ids))
 
 
-def _sentence_scopes(block: Block, fallback: tuple[str, ...], lines: Collection[int] | None) -> list[Scope]:
+def _sentence_scopes(
+    block: Block, fallback: tuple[str, ...], lines: Collection[int] | None, led: frozenset[int] = frozenset()
+) -> list[Scope]:
     spans = sentence_spans(block.text)
     texts = [block.text[a:b] for a, b in spans]
     cited = [_ids(text) for text in texts]
-    contexts = _contexts(texts, paragraph_years(block.text))
+    contexts = _contexts(texts, paragraph_years(block.text) or led)
     scopes: list[Scope] = []
     for index, (start, sentence) in enumerate(zip((a for a, _ in spans), texts, strict=True)):
         context = contexts[index]
@@ -111,6 +114,16 @@ def _closing(text: str, numbers: list[Bound]) -> dict[int, tuple[str, ...]]:
         if group is not None:
             closes[index] = group.ids
     return closes
+
+
+def _closing_years(text: str) -> frozenset[int]:
+    """The years a paragraph is about where it ends: its last sentence's, or those it takes from the
+    sentences before (a list's lead-in: `Over the same period the other providers' revenues moved as
+    follows:`)."""
+    texts = [text[a:b] for a, b in sentence_spans(text)]
+    if not texts:
+        return frozenset()
+    return years_in(texts[-1]) or _contexts(texts, paragraph_years(text))[-1].fallback
 
 
 def _contexts(texts: list[str], paragraph: frozenset[int]) -> list[Context]:
@@ -176,6 +189,7 @@ def scopes(blocks: list[Block], lines: Collection[int] | None = None) -> Iterato
         if block.kind in ("table_header", "table_row"):
             cells.setdefault(block.scope, []).append(block.text)
     lead_in: tuple[str, ...] = ()
+    led: frozenset[int] = frozenset()  # the years its lead-in is about where it ends
     previous: Block | None = None
     for block in blocks:
         first, last = spanned[block.scope]
@@ -191,9 +205,9 @@ def scopes(blocks: list[Block], lines: Collection[int] | None = None) -> Iterato
             if lines is None or row.line in lines:
                 yield row
         elif block.kind in ("paragraph", "list_item") and wanted and makes_claims(block):
-            fallback = lead_in if block.kind == "list_item" else ()
-            yield from _sentence_scopes(block, fallback, lines)
+            item = block.kind == "list_item"
+            yield from _sentence_scopes(block, lead_in if item else (), lines, led if item else frozenset())
         if block.kind == "paragraph" and (previous is None or previous.scope != block.scope):
-            lead_in = _ids(block.text)
+            lead_in, led = _ids(block.text), _closing_years(block.text)
         if block.kind != "table_row":
             previous = block

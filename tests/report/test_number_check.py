@@ -140,6 +140,8 @@ FACTS = [
     ("Fact-096", "Round 3 awarded 1.0 GW to 16 projects in February 2025.", "S50"),
     ("Fact-097", "In round 3, bids totalling 2.9 GW were submitted for an indicative volume of 1.0 GW.", "S50"),
     ("Fact-098", "The three rounds contracted 2.6 GW in total.", "S50"),
+    # a provider's revenues by year (S52)
+    ("Fact-100", "Demand response earned EUR 15m (2022), EUR 25m (2023) and EUR 30m (2024).", "S52"),
     # a programme's total against the floor its act set (S51)
     ("Fact-099", "The 2.6 GW contracted across the three rounds exceeded the Act's floor of at least 2.4 GW by "
                  "0.2 GW.", "S51"),
@@ -590,6 +592,15 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "The rounds' 2.6 GW exceeded the Act's 0.2 GW floor [S51].", ["0.2 GW"]),
     ("a figure its own phrase calls a bound, stated by a bound",
      "The rounds' 2.6 GW exceeded the Act's 2.4 GW floor [S51].", []),
+    ("a change over its lead-in's years, from a later year's figure (a list item under 'over the same period')",
+     "Battery revenue rose from EUR 95m (2022) to EUR 310m (2024) [S02]. Over the same period other providers' "
+     "revenues moved as follows [S52]:\n\n- demand response rose from EUR 25m to EUR 30m [S52].\n", ["EUR 25m"]),
+    ("a change over its lead-in's years, from the first year's figure to the last's",
+     "Battery revenue rose from EUR 95m (2022) to EUR 310m (2024) [S02]. Over the same period other providers' "
+     "revenues moved as follows [S52]:\n\n- demand response rose from EUR 15m to EUR 30m [S52].\n", []),
+    ("a chain of changes over its context's years, each step a year",
+     "Battery revenue rose from EUR 95m (2022) to EUR 310m (2024) [S02]. Demand response rose from EUR 15m to "
+     "EUR 25m to EUR 30m [S52].", []),
     ("one party's figure as another's, another source's citation closing the sentence",
      "The industry's 4.8 GW includes behind-the-meter systems [S41], and the fleet grew [S42].", ["4.8 GW"]),
 ]  # fmt: skip
