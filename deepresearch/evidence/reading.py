@@ -146,6 +146,9 @@ class Reading:
                     own, strong = frozenset({ends[q.start]}), 1
                 changing = bool(self.origin) and self._changing(q, items)
                 near = self._near(q, (c_start, c_end), (start, end))
+                over = self._overall(start, end) if b.change and not b.years and near & _OVERALL else None
+                if over and not self.origin:  # (`-38% overall` after `from 210 (2022) to ... 130 (2025)`)
+                    own, strong = over, 2
                 forecast = self.context.forecast or self._forecast(q, items, (c_start, c_end))
                 bound.append(replace(
                     b, years=own, strength=strong, changing=changing, undated=undated, named=named, near=near,
@@ -196,6 +199,13 @@ class Reading:
             if start <= q.start < end and q.start in self.owned and _STARTING.search(self.text, 0, q.start)
             for y in self.owned[q.start].years
         )
+
+    def _overall(self, start: int, end: int) -> frozenset[int]:
+        """The year a report's change given `overall` is for, in a sentence that names a span of years
+        (`from 210 EUR/kWh (2022) to ... 130 (2025), -38% overall`): the change from its first year to
+        its last, for the last, as an evidence change between two years is."""
+        years = within(self.years, start, end)
+        return frozenset({max(years)}) if len(years) >= 2 else frozenset()
 
     def _span_ends(self, start: int, end: int) -> dict[int, int]:
         """In a report's sentence that names no year, about a span of years only by its context (`over
@@ -253,6 +263,8 @@ _STARTING = re.compile(
 )
 
 
+# (stemmed) words that give a change as the whole of a span's: `-38% overall`
+_OVERALL = frozenset({"overall", "cumulativ", "altogether"})
 # `... to EUR 30m`: where a change `from` a number ends.
 _ON_TO = re.compile(
     r"\s+to\s+(?:(?:about|around|roughly|nearly|some|just|only|EUR|USD|US\$|[$€£¥])\s*)*", re.I

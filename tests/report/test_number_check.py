@@ -142,6 +142,9 @@ FACTS = [
     ("Fact-098", "The three rounds contracted 2.6 GW in total.", "S50"),
     # a provider's revenues by year (S52)
     ("Fact-100", "Demand response earned EUR 15m (2022), EUR 25m (2023) and EUR 30m (2024).", "S52"),
+    # a price series and two falls, each over its own years (S53)
+    ("Fact-101", "Average pack prices were 210 EUR/kWh (2022) and 130 EUR/kWh (2025).", "S53"),
+    ("Fact-102", "Pack prices fell 38% over 2022-2025, while the auction clearing price fell 19% in 2024.", "S53"),
     # a programme's total against the floor its act set (S51)
     ("Fact-099", "The 2.6 GW contracted across the three rounds exceeded the Act's floor of at least 2.4 GW by "
                  "0.2 GW.", "S51"),
@@ -601,6 +604,11 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a chain of changes over its context's years, each step a year",
      "Battery revenue rose from EUR 95m (2022) to EUR 310m (2024) [S02]. Demand response rose from EUR 15m to "
      "EUR 25m to EUR 30m [S52].", []),
+    ("a change given overall after a series of years, another fall's figure for an earlier year",
+     "The average pack price fell from 210 EUR/kWh (2022) to 130 EUR/kWh (2025), -19% overall [S53].", ["19%"]),
+    ("a change given overall after a series of years, the fall over them",
+     "The average pack price fell from 210 EUR/kWh (2022) to 130 EUR/kWh (2025), -38% overall [S53].", []),
+    ("a change given overall in a sentence that names no years", "The clearing price fell 19% overall [S53].", []),
     ("one party's figure as another's, another source's citation closing the sentence",
      "The industry's 4.8 GW includes behind-the-meter systems [S41], and the fleet grew [S42].", ["4.8 GW"]),
 ]  # fmt: skip
