@@ -58,6 +58,7 @@ class Context:
     signals: frozenset[str] = frozenset()
     change: bool = False
     fallback: frozenset[int] = frozenset()
+    period: bool = False  # the fallback years are those a sentence before names: the text goes on about them
     around: frozenset[str] = frozenset()
     named: frozenset[str] | None = None  # the units a cell's header names
     forecast: bool = False  # a cell's header names a forecast or scenario

@@ -208,11 +208,12 @@ class Reading:
         return frozenset({max(years)}) if len(years) >= 2 else frozenset()
 
     def _span_ends(self, start: int, end: int) -> dict[int, int]:
-        """In a report's sentence that names no year, about a span of years only by its context (`over
-        the same period`, a list under a lead-in about 2022-2024): a change `from A to B` runs over the
-        whole span, A the first year's, B the last's (not a step of a chain: `from A to B to C`)."""
+        """In a report's sentence that names no year, about the span of years a sentence before names
+        (`over the same period`, a list under a lead-in about 2022-2024): a change `from A to B` runs
+        over the whole span, A the first year's, B the last's (not a step of a chain: `from A to B to
+        C`; not over the years a paragraph names that no number takes: they may be no span)."""
         span = self.context.fallback
-        if self.origin or len(span) < 2 or within(self.years, start, end):
+        if self.origin or not self.context.period or len(span) < 2 or within(self.years, start, end):
             return {}
         claims = [q for q in self.found if q.claim and start <= q.start < end]
         ends: dict[int, int] = {}
