@@ -8,7 +8,10 @@ in the text it is written in, to:
   table cell: of its column's header, else of its row's label cells); else, weakly, those of its
   sentence (a table row: of any column's header; not its other numbers' when it places itself
   against another time: `against 4.8 GW a year later`), then the `fallback` years given (the sentence
-  before's, or its paragraph's: report/number_scope.py), or, for evidence, every year of its text;
+  before's, or its paragraph's, or a list's lead-in's: report/number_scope.py; a report's change `from
+  A to B` over them runs from the first to the last, of strength 1), or, for evidence, every year of
+  its text; a report's change given `overall` in a sentence that names a span of years (`from 210
+  (2022) to ... 130 (2025), -38% overall`) is, as its own, for the span's last year;
   none for where a change started (`up from 38.5%`), and an evidence change does not take the year
   of where it started (`from 3.4 GW at the end of 2024, an increase of 1.4 GW`). Their
   **strength**: 2 for its own, 1 for the one year of a sentence's opening clause (`In 2024, ...`)

@@ -23,7 +23,7 @@ class Bound:
     column: int = -1  # a table cell's column
     loose: bool = False  # a bare number of a quoted table row: its unit may be in a header not quoted
     around: frozenset[str] = frozenset()  # the terms of its whole text (a table: of its cells)
-    beside: frozenset[Decimal] = frozenset()  # the values of the other numbers of its clause
+    beside: frozenset[Decimal] = frozenset()  # the values of the other figures of its clause (no name)
     changing: bool = False  # evidence whose item speaks of a change: it may be one
     undated: bool = False  # where a change started (`up from 38.5%`): its year is not the sentence's
     # The units its sentence (a cell: its column's header) names: what a bare number may be measured in;
@@ -59,6 +59,7 @@ class Context:
     signals: frozenset[str] = frozenset()
     change: bool = False
     fallback: frozenset[int] = frozenset()
+    period: bool = False  # the fallback years are those a sentence before names: the text goes on about them
     around: frozenset[str] = frozenset()
     named: frozenset[str] | None = None  # the units a cell's header names
     forecast: bool = False  # a cell's header names a forecast or scenario

@@ -6,9 +6,10 @@ words (those few of the texts use). When none of them shares a word with the cla
 claim's own year with another value that is about the claim's distinctive words by a margin (one
 year or two words) shows the claim gives the wrong number for it. So does one of another value, for
 the claim's time, whose own phrase shares more of those words with the claim's phrase than any number
-with its value: by one word when the claim's phrase names nothing of those, else by two, or by three
-words that many texts use when it shares no word with their phrases (the words naming the cited
-sources' publishers left out: they say who counts, not what). A claim whose one year is only its
+with its value (its phrase and clause, less the words another number of its clause has in its own
+phrase: evidence/owners.py): by one word when the claim's phrase names nothing of those, else by two,
+or by three words that many texts use when it shares no word with their phrases (the words naming
+the cited sources' publishers left out: they say who counts, not what). A claim whose one year is only its
 context's, stated only by numbers for other years, is not grounded when evidence gives the same
 thing another value for that year (evidence/aboutness.py: `contemporary`). A number found only by
 rounding, or only as a threshold, is weaker evidence (evidence/rivals.py: `weakly_stated`). A number
@@ -31,7 +32,7 @@ from deepresearch.evidence.binding import Bound, bind_text
 from deepresearch.evidence.eligible import may_state
 from deepresearch.evidence.forecasts import other_scenario
 from deepresearch.evidence.number_match import same_value, years_text
-from deepresearch.evidence.owners import partnered
+from deepresearch.evidence.owners import own_words, partnered
 from deepresearch.evidence.rivals import others, rival, weakly_stated, wrong_figure
 from deepresearch.evidence.years import elsewhen
 
@@ -97,6 +98,7 @@ class Evidence:
             return weight, "" if weight else "only a conflict's evidence weights give a weight or margin"
         why = ""
         matches: list[Bound] = []
+        words: list[frozenset[str]] = []  # (each match's own words: evidence/owners.py)
         for text in self.texts:
             for item in text:
                 if not may_state(claim, item, taken):
@@ -106,15 +108,18 @@ class Evidence:
                 reason = conflict(claim, item, text, self.texts, self.dated, self.distinctive)
                 if not reason:
                     matches.append(item)
+                    words.append(own_words(item, text))
                 why = why or reason
         if matches:
-            return self._best(claim, matches)
+            return self._best(claim, matches, words)
         weight = self._weight(claim)
         return (weight, "") if weight is not None else (None, why)
 
-    def _best(self, claim: Bound, matches: Sequence[Bound]) -> tuple[Bound | None, str]:
+    def _best(
+        self, claim: Bound, matches: Sequence[Bound], words: Sequence[frozenset[str]]
+    ) -> tuple[Bound | None, str]:
         """The match most about the claim, unless a number of another value is what the claim's words
-        are about instead (module docstring): then None and why."""
+        are about instead (module docstring): then None and why; `words`: each match's own."""
         best = max(matches, key=lambda m: _score(claim, m, self))
         silent = not any(m.terms & claim.terms for m in matches)
         # a sentence that negates may name what its number is not: no rival for those words
@@ -123,7 +128,7 @@ class Evidence:
             if self.dated and silent and not claim.negated
             else None
         )
-        instead = instead or self._nearer(claim, matches)  # (the words right by its number)
+        instead = instead or self._nearer(claim, matches, words)  # (the words right by its number)
         instead = instead or weakly_stated(claim, matches, self.texts, self.distinctive)
         instead = instead or other_scenario(claim, matches, others(claim, self.texts))
         instead = instead or partnered(claim, matches, others(claim, self.texts))
@@ -134,12 +139,15 @@ class Evidence:
             )
         if instead is None:
             return best, ""
-        words = ", ".join(sorted(self.distinctive(instead.terms & claim.terms, 10))) or years_text(
-            instead.years
+        shared = (
+            self.distinctive(instead.terms & claim.terms, 10)
+            or instead.near & claim.near
+            or (instead.terms & claim.terms)
         )
+        named = ", ".join(sorted(shared)) or years_text(instead.years)
         return (
             None,
-            f'{best.origin} states {best.text}, but {instead.origin} gives {instead.text} for "{words}"',
+            f'{best.origin} states {best.text}, but {instead.origin} gives {instead.text} for "{named}"',
         )
 
     def wrong_figure(self, claim: Bound, written: Collection[float] = ()) -> Bound | None:
@@ -195,20 +203,23 @@ class Evidence:
                     return item
         return None
 
-    def _nearer(self, claim: Bound, matches: Sequence[Bound]) -> Bound | None:
+    def _nearer(
+        self, claim: Bound, matches: Sequence[Bound], words: Sequence[frozenset[str]]
+    ) -> Bound | None:
         """A number of another value (its unit, the claim's years) that the words of the claim's own
         phrase are about, by distinctive words, more than about any number with its value (their
-        phrases or their clauses): `discharged up to 9.3 GW` is not the 9.3 GW `demand peak` when a
-        cited fact's `discharge peaked at 2.9 GW`. By one word when the phrase says nothing of any
-        number with its value (and does not say what its number is not), else by two; or by three
-        words, distinctive or not, when it shares no word with their phrases. The words that name the
-        sources' publishers (`NCPA's count`) say who counts, not what. A table cell's number too,
-        by the words of its note (`NSO pipeline (2.3 GW under construction + ...)`). Not for a sentence
-        that says what its number includes."""
+        phrases or their clauses, but not the words another number of their clause has in its own
+        phrase: evidence/owners.py, `own_words`): `discharged up to 9.3 GW` is not the 9.3 GW `demand
+        peak` when a cited fact's `discharge peaked at 2.9 GW`. By one word when the phrase says
+        nothing of any number with its value (and does not say what its number is not), else by two;
+        or by three words, distinctive or not, when it shares no word with their phrases. The words
+        that name the sources' publishers (`NCPA's count`) say who counts, not what. A table cell's
+        number too, by the words of its note (`NSO pipeline (2.3 GW under construction + ...)`). Not
+        for a sentence that says what its number includes."""
         if not claim.near or CONTAINS.search(claim.clause):  # (a cell's: the words of its note)
             return None
         near = claim.near - self.names
-        ours = max(len(self.distinctive(near & (m.near | m.terms))) for m in matches)
+        ours = max(len(self.distinctive(near & w)) for w in words)
         # (a claim placed against another time than its context's, `a year earlier`: its time is unsure)
         margin = 2 if ours or claim.negated or (not claim.years and elsewhen(claim.clause)) else 1
         loose = not claim.negated and not any(near & m.near for m in matches)

@@ -9,11 +9,15 @@ its own. A table row names its figure's owner in its label cells, by acronym (`|
 such a row is not stated by another party's figure its label cells do not name (the whole table may:
 `Gap to NSO`).
 
-So is a number written with another in its clause its partner's (`2.3 GW in 29 projects`: the 29 are
-the 2.3 GW's projects): a claim whose clause pairs it with a figure (`2.3 GW under construction in
-47 projects`) is not stated by a number its text pairs only with other figures (`3.9 GW in 47
-projects`) when another number of the claim's unit is paired there with the claim's figure, and shares more of
-the claim's words: that one is the claim's, changed (evidence/cited.py).
+So is a number written with another figure in its clause its partner's (`2.3 GW in 29 projects`: the
+29 are the 2.3 GW's projects; a name, `round 3`, is no figure): a claim whose clause pairs it with a
+figure (`2.3 GW under construction in 47 projects`) is not stated by numbers none of which its text
+pairs with that figure (`3.9 GW in 47 projects`) when another number of the claim's unit is paired
+there with it and shares more of the claim's words (two at least when a number with the claim's
+value is written alone: it may be the claim's): that one is the claim's, changed (evidence/cited.py;
+`2.9 GW of bids for 2.6 GW`, where the bids of 2.9 GW were for 1.0 GW). And the words another number
+of its clause has in its own phrase are that number's, not its partner's (`bids totalling 2.9 GW were
+submitted for an indicative volume of 1.0 GW`: the 1.0 GW is no bid): `own_words`.
 """
 
 from __future__ import annotations
@@ -76,17 +80,30 @@ def parties(text: str) -> frozenset[str]:
 _ACRONYM_WORD = re.compile(r"\b[A-Z][A-Z0-9&]{2,}\b")
 
 
+def own_words(number: Bound, text: Sequence[Bound]) -> frozenset[str]:
+    """The words of a number's own phrase and of its clause, but not those another number of its
+    clause (another value) has in its own phrase: `bids totalling 2.9 GW were submitted for an
+    indicative volume of 1.0 GW` does not call the 1.0 GW bids."""
+    theirs = frozenset().union(
+        *(o.near for o in text if o.clause == number.clause and not same_value(o.quantity, number.quantity))
+    )
+    return number.near | (number.terms - theirs)
+
+
 def _partners(number: Bound) -> frozenset[Decimal]:
-    """The values of the other numbers of its clause, years aside."""
+    """The values of the other figures of its clause, years aside."""
     return frozenset(v for v in number.beside if not (v == v.to_integral_value() and 1800 <= v <= 2100))
 
 
 def partnered(claim: Bound, matches: Sequence[Bound], others: Iterable[Bound]) -> Bound | None:
-    """A number of another value paired with the figure the claim is paired with, when every number
-    with the claim's value is paired only with other figures (see the module docstring)."""
+    """A number of another value paired with the figure the claim is paired with, when no number
+    with the claim's value is paired with it (see the module docstring)."""
     ours = _partners(claim) - {r.value for r in claim.quantity.readings}
-    if not ours or any(not _partners(m) or _partners(m) & ours for m in matches):
+    if not ours or any(_partners(m) & ours for m in matches):
         return None
-    # (and whose words are the claim's more: else its partner may be the number that is wrong)
+    # (and whose words are the claim's more: else its partner may be the number that is wrong; by two
+    # at least when a number with its value is written alone: that may be the claim's figure, its
+    # partner another's: `range from 3.8 to 9.9 GW`, a forecast's low end and a market page's figure)
     words = max(len(m.terms & claim.terms) for m in matches)
-    return next((o for o in others if _partners(o) & ours and len(o.terms & claim.terms) > words), None)
+    least = max(words + 1, 2 if any(not _partners(m) for m in matches) else 0)
+    return next((o for o in others if _partners(o) & ours and len(o.terms & claim.terms) >= least), None)

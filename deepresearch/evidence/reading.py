@@ -120,7 +120,7 @@ class Reading:
         named = (
             self.context.named if self.context.named is not None else named_dimensions(self.text[start:end])
         )
-        started = self._started(start, end)
+        started, ends = self._started(start, end), self._span_ends(start, end)
         bound: list[Bound] = []
         for c_start, c_end in clauses:
             here = [q for q in self.found if c_start <= q.start < c_end]
@@ -142,8 +142,13 @@ class Reading:
                 strong = 2 if b.years else strength
                 if self.origin and b.change and not b.years and own & started:
                     own, strong = own - started, 0  # `from 3.4 GW at end-2024, an increase of 1.4 GW`
+                if q.start in ends:  # (`from EUR 15m to EUR 30m` over its context's 2022-2024)
+                    own, strong = frozenset({ends[q.start]}), 1
                 changing = bool(self.origin) and self._changing(q, items)
                 near = self._near(q, (c_start, c_end), (start, end))
+                over = self._overall(start, end) if b.change and not b.years and near & _OVERALL else None
+                if over and not self.origin:  # (`-38% overall` after `from 210 (2022) to ... 130 (2025)`)
+                    own, strong = over, 2
                 forecast = self.context.forecast or self._forecast(q, items, (c_start, c_end))
                 bound.append(replace(
                     b, years=own, strength=strong, changing=changing, undated=undated, named=named, near=near,
@@ -196,6 +201,32 @@ class Reading:
             for y in self.owned[q.start].years
         )
 
+    def _overall(self, start: int, end: int) -> frozenset[int]:
+        """The year a report's change given `overall` is for, in a sentence that names a span of years
+        (`from 210 EUR/kWh (2022) to ... 130 (2025), -38% overall`): the change from its first year to
+        its last, for the last, as an evidence change between two years is."""
+        years = within(self.years, start, end)
+        return frozenset({max(years)}) if len(years) >= 2 else frozenset()
+
+    def _span_ends(self, start: int, end: int) -> dict[int, int]:
+        """In a report's sentence that names no year, about the span of years a sentence before names
+        (`over the same period`, a list under a lead-in about 2022-2024): a change `from A to B` runs
+        over the whole span, A the first year's, B the last's (not a step of a chain: `from A to B to
+        C`; not over the years a paragraph names that no number takes: they may be no span)."""
+        span = self.context.fallback
+        if self.origin or not self.context.period or len(span) < 2 or within(self.years, start, end):
+            return {}
+        claims = [q for q in self.found if q.claim and start <= q.start < end]
+        ends: dict[int, int] = {}
+        for a, b in pairwise(claims):
+            if (
+                _STARTING.search(self.text, 0, a.start)
+                and _ON_TO.fullmatch(self.text, a.end, b.start)
+                and not _ON_TO.match(self.text, b.end)
+            ):
+                ends[a.start], ends[b.start] = min(span), max(span)
+        return ends
+
     def _bound(
         self, q: Quantity, here: list[Quantity], clause: Clause, terms: frozenset[str], derived: bool
     ) -> Bound:
@@ -208,7 +239,10 @@ class Reading:
         if self.origin and change and len(own) > 1:
             own = frozenset({max(own)})  # `the end-2025 increase over end-2024 was 1.4 GW`
         signals = signals_in(self.text[slice(*clause)]) | ctx.signals | ({DERIVED} if derived else set())
-        beside = frozenset(r.value for other in here if other is not q for r in other.readings)
+        # (the figures of its clause: not a name, `round 3`, nor a year)
+        beside = frozenset(
+            r.value for other in here if other is not q and other.claim for r in other.readings
+        )
         return Bound(
             q, own, 2 if own else 0, terms | ctx.terms, signals, change, direction, self.origin,
             around=ctx.around or self.all_terms, beside=beside, clause=self.text[slice(*clause)],
@@ -228,6 +262,14 @@ def _intro_years(
 # `up from 38.5%`, `rose from 95m`: where a change started, not the year the sentence is about.
 _STARTING = re.compile(
     r"\bfrom\s+(?:(?:about|around|roughly|nearly|some|just|only|EUR|USD|US\$|[$€£¥])\s*)*$", re.I
+)
+
+
+# (stemmed) words that give a change as the whole of a span's: `-38% overall`
+_OVERALL = frozenset({"overall", "cumulativ", "altogether"})
+# `... to EUR 30m`: where a change `from` a number ends.
+_ON_TO = re.compile(
+    r"\s+to\s+(?:(?:about|around|roughly|nearly|some|just|only|EUR|USD|US\$|[$€£¥])\s*)*", re.I
 )
 
 

@@ -5,8 +5,9 @@
 - `weakly_stated`: a number found only by rounding (`5 GW` for 4.8 GW), or only as a threshold
   (`minimum 2-hour`) for a claim that names none, is weaker evidence: a number of another value,
   written as coarsely as the claim, that its words are about as much (`the 4 GW low case`) shows
-  it is that number, changed; so, for a claim written as a bound (`below 100 EUR/kWh`) stated only by
-  a plain figure, does a bound of another value;
+  it is that number, changed; so, for a claim written as a bound (`below 100 EUR/kWh`), or that its
+  own phrase calls one (`the Act's 2.4 GW floor`), stated only by a plain figure, does a bound of
+  another value;
 - `wrong_figure`: a number no evidence states is not derived when the evidence gives another value
   for the same thing: its kind (change or level), its years (all of them, when its own), and at
   least two of its distinctive words (`frequency deviations beyond ±200 mHz fell to 4 in 2024` when
@@ -111,9 +112,12 @@ def weakly_stated(
     claim's distinctive words are about at least as much, by one word or more. A tie goes to the
     number the words name: `FEI's 5 GW low case` is the low case a fact gives as 4 GW, not the
     4.8 GW outturn beside it; `about 5 GW` is still the fleet's 4.8 GW beside a region's 1.9 GW. A claim
-    written as a bound (`below 100 EUR/kWh`) is stated weakly by a plain figure: a bound of another value
-    that its words are about as much is the one meant (the base case's `below 100`, not the outturn's 178)."""
-    limit = written_as_bound(claim)  # (`below 100 EUR/kWh`: a bound, stated surely only by a bound)
+    written as a bound (`below 100 EUR/kWh`), or that its own phrase calls one (`the Act's 2.4 GW floor`),
+    is stated weakly by a plain figure: a bound of another value that its words are about as much is
+    the one meant (the base case's `below 100`, not the outturn's 178; the floor's `at least 2.4 GW`,
+    not the `0.2 GW` by which a total exceeded it)."""
+    # (`below 100 EUR/kWh`, `the Act's 2.4 GW floor`: a bound, stated surely only by a bound)
+    limit = written_as_bound(claim) or bool(claim.near & _BOUNDS)
     bounded = limit or bool(claim.terms & _BOUNDS)
     if any(
         exact(claim.quantity, m.quantity)

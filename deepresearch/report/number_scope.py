@@ -10,7 +10,9 @@ numbers beside it that a derivation may use.
 - A number of a sentence that names no year (and does not place itself against another time: `a
   year earlier`) is weakly about the years of the nearest sentence before it in its block that names
   any (`**CONF-4: 9.9 GW for 2025.** ... the NSO's 4.8 GW`); else about those its paragraph names that
-  no number takes.
+  no number takes; a list item's, else about those its lead-in is about where it ends. A change `from
+  A to B` in such a sentence runs over the years a sentence before names (its block's, or its lead-in's),
+  A the first's, B the last's (evidence/reading.py); not over a paragraph's free years: no span.
 - A table row cites the sources cited in its cells, else those of its caption (the paragraph right
   before the table). Its numbers are bound cell by cell to the cell, the column's header and the
   row's label cells (evidence/binding.py).
@@ -65,11 +67,14 @@ def _ids(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(i for g in find_groups(text) for i in g.ids))
 
 
-def _sentence_scopes(block: Block, fallback: tuple[str, ...], lines: Collection[int] | None) -> list[Scope]:
+def _sentence_scopes(
+    block: Block, fallback: tuple[str, ...], lines: Collection[int] | None, led: Context | None = None
+) -> list[Scope]:
     spans = sentence_spans(block.text)
     texts = [block.text[a:b] for a, b in spans]
     cited = [_ids(text) for text in texts]
-    contexts = _contexts(texts, paragraph_years(block.text))
+    own, led = paragraph_years(block.text), led or Context()  # (a list item's: its lead-in's)
+    contexts = _contexts(texts, own or led.fallback, not own and led.period)
     scopes: list[Scope] = []
     for index, (start, sentence) in enumerate(zip((a for a, _ in spans), texts, strict=True)):
         context = contexts[index]
@@ -138,7 +143,18 @@ def _owners(text: str, numbers: list[Bound]) -> dict[int, str]:
     return owners
 
 
-def _contexts(texts: list[str], paragraph: frozenset[int]) -> list[Context]:
+def _closing_years(text: str) -> Context:
+    """The years a paragraph is about where it ends: its last sentence's, or those it takes from the
+    sentences before (a list's lead-in: `Over the same period the other providers' revenues moved as
+    follows:`), or its own (`period`: named by a sentence)."""
+    texts = [text[a:b] for a, b in sentence_spans(text)]
+    if not texts:
+        return Context()
+    named = years_in(texts[-1])
+    return Context(fallback=named, period=True) if named else _contexts(texts, paragraph_years(text))[-1]
+
+
+def _contexts(texts: list[str], paragraph: frozenset[int], period: bool = False) -> list[Context]:
     """The weak years of each sentence's numbers that have none of their own: those of the nearest
     sentence before that names any, when it names none and does not place itself against another
     time (`a year earlier`, `since`); else the years its paragraph names that no number takes."""
@@ -147,7 +163,7 @@ def _contexts(texts: list[str], paragraph: frozenset[int]) -> list[Context]:
     for text in texts:
         named = years_in(text)
         inherits = last and not named and not elsewhen(text)
-        contexts.append(Context(fallback=last if inherits else paragraph))
+        contexts.append(Context(fallback=last if inherits else paragraph, period=bool(inherits) or period))
         last = named or last
     return contexts
 
@@ -201,6 +217,7 @@ def scopes(blocks: list[Block], lines: Collection[int] | None = None) -> Iterato
         if block.kind in ("table_header", "table_row"):
             cells.setdefault(block.scope, []).append(block.text)
     lead_in: tuple[str, ...] = ()
+    led = Context()  # the years its lead-in is about where it ends
     previous: Block | None = None
     for block in blocks:
         first, last = spanned[block.scope]
@@ -216,9 +233,9 @@ def scopes(blocks: list[Block], lines: Collection[int] | None = None) -> Iterato
             if lines is None or row.line in lines:
                 yield row
         elif block.kind in ("paragraph", "list_item") and wanted and makes_claims(block):
-            fallback = lead_in if block.kind == "list_item" else ()
-            yield from _sentence_scopes(block, fallback, lines)
+            item = block.kind == "list_item"
+            yield from _sentence_scopes(block, lead_in if item else (), lines, led if item else None)
         if block.kind == "paragraph" and (previous is None or previous.scope != block.scope):
-            lead_in = _ids(block.text)
+            lead_in, led = _ids(block.text), _closing_years(block.text)
         if block.kind != "table_row":
             previous = block

@@ -146,6 +146,18 @@ FACTS = [
     # a level at one year-end, and what it implies for the years before it as a whole (S54)
     ("Fact-100", "Year-end 2021 fleet was 0.9 GW in 14 installations.", "S54"),
     ("Fact-101", "An end-2018 estimate implies roughly 0.6 GW added over 2019-2021 combined.", "S54"),
+    # an auction round (S55): its award, and the bids for the volume it offered
+    ("Fact-102", "Round 3 awarded 1.0 GW to 16 projects in February 2025.", "S55"),
+    ("Fact-103", "In round 3, bids totalling 2.9 GW were submitted for an indicative volume of 1.0 GW.", "S55"),
+    ("Fact-104", "The three rounds contracted 2.6 GW in total.", "S55"),
+    # a provider's revenues by year (S57)
+    ("Fact-106", "Demand response earned EUR 15m (2022), EUR 25m (2023) and EUR 30m (2024).", "S57"),
+    # a price series and two falls, each over its own years (S58)
+    ("Fact-107", "Average pack prices were 210 EUR/kWh (2022) and 130 EUR/kWh (2025).", "S58"),
+    ("Fact-108", "Pack prices fell 38% over 2022-2025, while the auction clearing price fell 19% in 2024.", "S58"),
+    # a programme's total against the floor its act set (S56)
+    ("Fact-105", "The 2.6 GW contracted across the three rounds exceeded the Act's floor of at least 2.4 GW by "
+                 "0.2 GW.", "S56"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-066": "| 2024 | 39,500 | 31,300 | 4,900 | 3,300 |",
@@ -163,7 +175,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    ids = [f"S{i:02d}" for i in range(1, 55)]
+    ids = [f"S{i:02d}" for i in range(1, 59)]
     sources = [
         Source(s, f"Source {s}", URLS.get(s, f"https://example.org/{s}"), KINDS.get(s, "unknown"))
         for s in ids
@@ -661,6 +673,30 @@ TABLE: list[tuple[str, str, list[str]]] = [
      "Net additions were 1.4 GW in 2025 (1.3 GW in 2024) [S01].", []),
     ("a number in brackets after a name, not right after the number before",
      "North Link (1,050 MW) and Harlow Bay unit 2 (410 MW) tripped; frequency fell to 48.85 Hz [S45].", []),
+    ("a figure whose words another number of its fact's clause has in its own phrase (bids totalling 2.9 GW)",
+     "The third auction received 1.0 GW of bids [S55].", ["1.0 GW"]),
+    ("the figure the words of its own phrase name", "The third auction received 2.9 GW of bids for 1.0 GW [S55].", []),
+    ("a figure paired with another (2.9 GW of bids) that the evidence pairs with a third (1.0 GW), its own "
+     "value written alone", "Round 3 received 2.9 GW of bids for 2.6 GW [S55].", ["2.6 GW"]),
+    ("the figure the evidence pairs with the other", "Round 3 received 2.9 GW of bids for 1.0 GW [S55].", []),
+    ("a figure its own phrase calls a bound (floor), stated only by a plain figure beside a bound",
+     "The rounds' 2.6 GW exceeded the Act's 0.2 GW floor [S56].", ["0.2 GW"]),
+    ("a figure its own phrase calls a bound, stated by a bound",
+     "The rounds' 2.6 GW exceeded the Act's 2.4 GW floor [S56].", []),
+    ("a change over its lead-in's years, from a later year's figure (a list item under 'over the same period')",
+     "Battery revenue rose from EUR 95m (2022) to EUR 310m (2024) [S02]. Over the same period other providers' "
+     "revenues moved as follows [S57]:\n\n- demand response rose from EUR 25m to EUR 30m [S57].\n", ["EUR 25m"]),
+    ("a change over its lead-in's years, from the first year's figure to the last's",
+     "Battery revenue rose from EUR 95m (2022) to EUR 310m (2024) [S02]. Over the same period other providers' "
+     "revenues moved as follows [S57]:\n\n- demand response rose from EUR 15m to EUR 30m [S57].\n", []),
+    ("a chain of changes over its context's years, each step a year",
+     "Battery revenue rose from EUR 95m (2022) to EUR 310m (2024) [S02]. Demand response rose from EUR 15m to "
+     "EUR 25m to EUR 30m [S57].", []),
+    ("a change given overall after a series of years, another fall's figure for an earlier year",
+     "The average pack price fell from 210 EUR/kWh (2022) to 130 EUR/kWh (2025), -19% overall [S58].", ["19%"]),
+    ("a change given overall after a series of years, the fall over them",
+     "The average pack price fell from 210 EUR/kWh (2022) to 130 EUR/kWh (2025), -38% overall [S58].", []),
+    ("a change given overall in a sentence that names no years", "The clearing price fell 19% overall [S58].", []),
     ("one party's figure as another's, another source's citation closing the sentence",
      "The industry's 4.8 GW includes behind-the-meter systems [S41], and the fleet grew [S42].", ["4.8 GW"]),
 ]  # fmt: skip
