@@ -16,11 +16,7 @@ to C`) and `A→B` run from the earlier to the later, so the facts that state A 
 of its own, do not give A for a later year than B (`210→130 EUR/kWh` is not `130→210`, when 210 is
 2022's and 130 2025's), and a change from a value to itself needs facts that give it for two years
 (`210→210`); when the sentence says how long the change took (`in four years`), the years of A
-and B are that far apart (`from 600 to 4,700 in four years` is 2021's and 2025's, not 2022's); and
-a change that names no year (none of its own, nor of its context) and whose facts give A and B
-in a series of three years or more (of their unit and words) runs from its first year to its last
-(`rose from EUR 15m to EUR 30m` for 2022-2024's 15, 25 and 30: not 15 to 25). A chain of changes
-(`from A to B to C`) is held to neither.
+and B are that far apart (`from 600 to 4,700 in four years` is 2021's and 2025's, not 2022's).
 """
 
 from __future__ import annotations
@@ -87,17 +83,12 @@ _CHAIN = re.compile(
 )
 
 
-def backwards(
-    text: str, claims: Sequence[Bound], stated: Sequence[Bound | None], texts: Sequence[Sequence[Bound]] = ()
-) -> dict[int, str]:
+def backwards(text: str, claims: Sequence[Bound], stated: Sequence[Bound | None]) -> dict[int, str]:
     """Why each number of a change written from A to B (`from A to B`, `A→B`) runs against the
-    years of the evidence numbers that state A and B (`stated`, by the claims' indexes; `texts`:
-    the evidence, whose series a change that names no year runs across)."""
+    years of the evidence numbers that state A and B (`stated`, by the claims' indexes)."""
     found: dict[int, str] = {}
     pairs = _from_to(text, claims)
-    # (`in four years`: of the sentence's one change; 0: it says none, and a chain `from A to B to C`
-    # is several)
-    length = (_length(text) or 0) if len(pairs) == 1 else None
+    length = _length(text) if len(pairs) == 1 else None  # (`in four years`: of the sentence's one change)
     for i, j in pairs:
         a, b, change = stated[i], stated[j], f"a change from {claims[i].text} to {claims[j].text}"
         if a is None or b is None:
@@ -109,14 +100,7 @@ def backwards(
             dated and min(a.years) < max(b.years)
         ):
             why = f"{change} is no change, and no fact gives it for two years"  # `210→210`
-        elif (
-            dated
-            and length == 0
-            and not (claims[i].years or claims[j].years)
-            and (ends := _ends(a, b, texts))
-        ):
-            why = f"{change} names no year, so it runs from the first to the last of {a.origin}'s {ends}"
-        elif dated and length and all(y - x != length for x in a.years for y in b.years):
+        elif dated and length is not None and all(y - x != length for x in a.years for y in b.years):
             why = (
                 f"{change} spans {max(b.years) - min(a.years)} years by {a.origin} and {b.origin} "
                 f"({min(a.years)} to {max(b.years)}), not the {length} its sentence says"
@@ -134,19 +118,6 @@ _LENGTH = re.compile(
     rf"(?P<n>\d{{1,2}}|{'|'.join(_COUNTS)})\s+years\b",
     re.IGNORECASE,
 )
-
-
-def _ends(a: Bound, b: Bound, texts: Sequence[Sequence[Bound]]) -> str:
-    """The years of the series that A and B are of (their text's numbers in their unit, about their
-    words), when A and B are not its first and its last ("" when they are, or no series)."""
-    text = next((t for t in texts if a in t and b in t), ())
-    series = [
-        y for n in text if n.quantity.claim and n.quantity.dimension == a.quantity.dimension
-        and n.strength == 2 and n.terms & a.terms & b.terms for y in n.years
-    ]  # fmt: skip
-    if len(set(series)) < 3 or (min(a.years) == min(series) and max(b.years) == max(series)):
-        return ""
-    return f"{min(series)}-{max(series)} series ({min(a.years)} to {max(b.years)} here)"
 
 
 def _length(text: str) -> int | None:

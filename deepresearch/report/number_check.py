@@ -152,7 +152,7 @@ def _judge_scope(scope: Scope, evidence: Evidence) -> list[Judgement]:
     stated = [v.source for v in verdicts]
     against = {
         **misplaced(claims, evidence),
-        **backwards(scope.text, claims, stated, evidence.texts),
+        **backwards(scope.text, claims, stated),
         **contradictions(scope.text, claims, scope.spans),
     }
     for index, why in against.items():
