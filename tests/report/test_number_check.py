@@ -136,6 +136,9 @@ FACTS = [
     ("Fact-093", "The 2019 base case assumed pack prices below 100 EUR/kWh by 2023.", "S48"),
     ("Fact-095", "The outturn pack price was 178 EUR/kWh in 2023.", "S48"),
     ("Fact-094", "The average pack price was 178 EUR/kWh in 2023.", "S49"),
+    # an operator's total spend by year and its battery operators' part, a list written with its scale once
+    ("Fact-096", "The operator's total ancillary spend was EUR 340m (2022), EUR 410m (2023) and EUR 520m "
+                 "(2024); battery operators' share (95/180/310m) rose.", "S50"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-066": "| 2024 | 39,500 | 31,300 | 4,900 | 3,300 |",
@@ -290,6 +293,14 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a part of a written sum as another part",
      "The pipeline held 3.9 GW under construction and 2.3 GW permitted [S12].", ["3.9 GW", "2.3 GW"]),
     ("the parts of a written sum", "The pipeline held 2.3 GW under construction and 3.9 GW permitted [S12].", []),
+    ("a part of a written sum as the whole its words name", "3.9 GW is in the pipeline [S12].", ["3.9 GW"]),
+    ("the whole of a written sum its words name", "6.2 GW is in the pipeline [S12].", []),
+    ("a part of a written sum its words name", "3.9 GW is permitted in the pipeline [S12].", []),
+    ("a text's whole as the part its words name",
+     "Battery operators' ancillary revenue reached EUR 520m in 2024 [S50].", ["EUR 520m"]),
+    ("a text's part its words name",
+     "Battery operators' ancillary revenue reached EUR 310m in 2024 [S50].", []),
+    ("a text's whole its words name", "The operator's total ancillary spend reached EUR 520m in 2024 [S50].", []),
     ("a conflict's evidence weights", "The NSO's 4.8 GW is preferred by evidence weight (margin 0.12) [S01][S03].", []),
     ("a count only a conflict's wording gives",
      "The industry's figure includes 5 behind-the-meter sites [S01][S03].", ["5"]),
