@@ -41,6 +41,8 @@ class Bound:
     forecast: bool = False
     observed: bool = False
     label: frozenset[str] = frozenset()  # a table cell's: the words of its row's label cells
+    rate: bool = False  # written per something (`EUR 90k/MW-yr`, `90k, 109k and 113k per MW-year`)
+    divided: bool = False  # a term of a division its text writes out (`180m / ~1.65 GW`)
 
     @property
     def text(self) -> str:
