@@ -24,6 +24,8 @@ they are about (evidence/binding.py):
   distribution 1.7 GW` is not a transmission figure; a word of the claim that many texts use, like
   `installations`, does not make it about `stated`); nor, when none of its words is about this
   number, what at least two of them say of another fact's number.
+- **whole or part**: a text's whole (`total`) does not state a claim whose own phrase names a part
+  of it that the text gives, nor a part one whose phrase names only the whole (evidence/wholes.py).
 
 Which number of another value a claim's words may be about instead: evidence/rivals.py.
 """
@@ -40,6 +42,7 @@ from deepresearch.evidence.forecasts import forecast_row, scenario
 from deepresearch.evidence.number_match import same_value, years_text
 from deepresearch.evidence.owners import other_owner
 from deepresearch.evidence.reading import NEGATION
+from deepresearch.evidence.wholes import whole_or_part
 
 CONTAINS = re.compile(r"\b(?:includ\w*|compris\w*|contain\w*|of which|among them)\b", re.IGNORECASE)
 
@@ -272,6 +275,7 @@ def conflict(
     if claim.direction * stated.direction < 0:
         return f"{who} as a {'rise' if stated.direction > 0 else 'fall'}, not a {'fall' if stated.direction > 0 else 'rise'}"
     closer = _closer(claim, stated, siblings, distinctive) or _column(claim, stated, siblings, distinctive)
+    closer = closer or whole_or_part(claim, stated, siblings)
     if closer:
         return f"{who} {closer}"
     other = _elsewhere(claim, stated, texts, distinctive)

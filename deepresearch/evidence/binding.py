@@ -34,6 +34,9 @@ in the text it is written in, to:
 - **forecast** (evidence/forecasts.py): its item's words (a cell: its column's header) name a
   forecast or scenario (`low case 4 GW`); and **observed**: its sentence (a row, with its header)
   gives its numbers as measured, speaking of nothing foreseen.
+- **rate**: written per something other than time (`EUR 90k/MW-yr`; a list writes it once, after its
+  last number: `EUR 90k, 109k and 113k per MW-year`), and **divided**: a term of a division its text
+  writes out (`180m / ~1.65 GW`); evidence/eligible.py says what may state a rate.
 
 Clauses are the pieces of a sentence between `,` `;` `:` brackets, `and` (not the `and` of `between 4
 and 5`), `but`, `while`, `whereas`, `versus`, spaced dashes, and the spaced `+`, `=` and `plus` of a

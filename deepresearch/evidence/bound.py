@@ -42,6 +42,8 @@ class Bound:
     observed: bool = False
     label: frozenset[str] = frozenset()  # a table cell's: the words of its row's label cells
     party: frozenset[str] = frozenset()  # a table cell's: the parties its row's label cells name by acronym
+    rate: bool = False  # written per something (`EUR 90k/MW-yr`, `90k, 109k and 113k per MW-year`)
+    divided: bool = False  # a term of a division its text writes out (`180m / ~1.65 GW`)
 
     @property
     def text(self) -> str:

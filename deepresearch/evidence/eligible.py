@@ -4,7 +4,10 @@ names rather than counts (`round 3`, `unit 2`) unless the claim names it by the 
 claim written with decimals, `2.00`, measures: no name states it), not a number in a
 unit the claim's sentence does not name when the claim is bare, and not a figure a number written
 before in the claim's sentence took (nor another fact's restatement of it), and not a part's figure
-for a table row labelled as the whole (`Total`).
+for a table row labelled as the whole (`Total`), nor, for a claim written per something other than
+time (`EUR 109k per MW-year`), a number that names its unit and not per something (`EUR 180m`), or a
+term of a division its text writes out (the `180m` of `180m / ~1.65 GW`): the amount a rate is
+computed from, not the rate.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ def may_state(claim: Bound, item: Bound, taken: Collection[Bound] = ()) -> bool:
         and not _restates(item, taken)
         and not _a_label(item, claim)
         and not _a_part(item, claim)
+        and _rated_alike(claim, item)
     )
 
 
@@ -39,6 +43,12 @@ def _a_part(item: Bound, claim: Bound) -> bool:
     if not claim.label & WHOLE:
         return False
     return not (item.terms | item.near | terms_of(item.clause) | item.label) & WHOLE
+
+
+def _rated_alike(claim: Bound, item: Bound) -> bool:
+    """A claim written per something (a rate) is stated by a rate, or by a number that names no unit
+    of its own (`~109k in 2023`) and is no term of a written division (module docstring)."""
+    return not claim.rate or item.rate or not (item.quantity.dimension or item.divided)
 
 
 def _restates(item: Bound, taken: Collection[Bound]) -> bool:

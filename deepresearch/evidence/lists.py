@@ -55,6 +55,12 @@ def _runs(text: str, found: list[Quantity]) -> list[list[int]]:
     return [run for run in runs if len(run) > 1]
 
 
+def list_ends(text: str, found: list[Quantity]) -> dict[int, int]:
+    """Where the list of each number of a list ends (its last number's end), by the number's start:
+    what is written after it (`per MW-year`) is written for every number of the list."""
+    return {found[i].start: found[run[-1]].end for run in _runs(text, found) for i in run}
+
+
 def share_units(text: str, found: list[Quantity]) -> list[Quantity]:
     """`found` (read from `text`) with the bare numbers of each list in the list's unit."""
     out = list(found)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import pairwise
 
 from deepresearch.evidence.bound import Bound, Context
 from deepresearch.evidence.forecasts import a_forecast, measured, outturn
-from deepresearch.evidence.lists import share_units
+from deepresearch.evidence.lists import list_ends, share_units
 from deepresearch.evidence.quantities import Quantity, prepare, quantities
 from deepresearch.evidence.signals import (
     DERIVED,
@@ -36,6 +36,13 @@ _DENIED = re.compile(
     r"\b(?:no|without)\s+(?:[\w-]+\s+)?(?:net[- ])?(?:additions?|growth|increases?|changes?)\b(?:\s+figures?)?",
     re.IGNORECASE,
 )
+# written per something other than time (`/MW-yr`, ` per MW-year`; not `per year`, `/yr`)
+_PER = re.compile(
+    r"\s?(?:/\s?|per\s+)(?!(?:years?|yr|annum|a|months?|weeks?|days?|hours?|h)\b)[^\W\d_]", re.IGNORECASE
+)
+# a division written out with its terms (`180m / ~1.65 GW`): spaced, not a list's `95/180/310m`
+_DIVIDEND = re.compile(r"\s+/\s+[~≈]?\s?\d")
+_DIVISOR = re.compile(r"\d\S*\s+/\s+[~≈]?\s?$")
 _BETWEEN = re.compile(r"\bbetween\s+\S+(?:\s+\S+)?$", re.IGNORECASE)
 
 
@@ -67,15 +74,18 @@ class Reading:
     origin: str
     whole: bool
     context: Context
+    ends: dict[int, int] = field(default_factory=dict)  # where each list number's list ends
 
     @classmethod
     def of(cls, text: str, origin: str, whole: bool, context: Context) -> Reading:
         prepared = prepare(text)
         if origin:  # (blanked, offsets kept: `with no net-additions figure` makes no number a change)
             prepared = _DENIED.sub(lambda m: " " * len(m.group()), prepared)
-        found = share_units(prepared, quantities(text, claims_only=False))
+        raw = quantities(text, claims_only=False)
+        found = share_units(prepared, raw)
         years = mentions(prepared, found)
-        return cls(prepared, found, years, belonging(prepared, found, years), origin, whole, context)
+        ends = list_ends(prepared, raw)  # (read before the lists share their unit: it ends none)
+        return cls(prepared, found, years, belonging(prepared, found, years), origin, whole, context, ends)
 
     # Properties of the whole text, read once for all its numbers.
     @cached_property
@@ -93,6 +103,19 @@ class Reading:
     def negated(self) -> bool:
         """Whether the text says what something is not."""
         return bool(NEGATION.search(self.text))
+
+    @cached_property
+    def ratios(self) -> tuple[frozenset[int], frozenset[int]]:
+        """The starts of the numbers written per something (after their list: `90k, 109k and 113k
+        per MW-year`), and of those that are a term of a division the text writes out (`180m / ~1.65
+        GW`: the amount and the fleet a rate is computed from)."""
+        rates = frozenset(q.start for q in self.found if _PER.match(self.text, self.ends.get(q.start, q.end)))
+        divided = frozenset(
+            q.start
+            for q in self.found
+            if _DIVIDEND.match(self.text, q.end) or _DIVISOR.search(self.text, max(0, q.start - 30), q.start)
+        )
+        return rates, divided
 
     def weak(self, clauses: list[Clause], start: int, end: int) -> tuple[frozenset[int], int]:
         """The years a number of text[start:end] with none of its own takes, and their strength."""
@@ -152,7 +175,8 @@ class Reading:
                 forecast = self.context.forecast or self._forecast(q, items, (c_start, c_end))
                 bound.append(replace(
                     b, years=own, strength=strong, changing=changing, undated=undated, named=named, near=near,
-                    forecast=forecast, observed=observed,
+                    forecast=forecast, observed=observed, rate=q.start in self.ratios[0],
+                    divided=q.start in self.ratios[1],
                 ))  # fmt: skip
         return bound
 

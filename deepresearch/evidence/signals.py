@@ -6,7 +6,8 @@ cell's column header) name the operations it may be:
 
 - difference: `by`, `added`, `additions`, `net`, `gap`, `difference`, `more`/`less than`, `higher`,
   `lower`, `above`, `below`, `exceeds`, `remaining`, `needs`, `implies`, `compared with`, `versus`;
-- sum: `total`, `combined`, `together`, `altogether`, `sum`, `overall`, `cumulative`, `in all`, `plus`;
+- sum: `total`, `combined`, `together`, `altogether`, `sum`, `overall`, `cumulative`, `in all`, `plus`
+  (not for the number `plus` opens the clause of: an addend);
 - ratio: `times`, `-fold`, `ratio`, `per`, `average`, `each`, `2.9x`, `oversubscribed`;
 - growth (a per cent): `growth`, `grew`, `rose`, `fell`, `increase`, `decline`, `up`, `down`, `year-on-year`,
   `compared with`, a signed number (`+41%`), and any per cent (`%`);
@@ -96,11 +97,13 @@ _CHANGE_WORDS = re.compile(
 
 
 def signals_in(text: str) -> frozenset[str]:
-    """The operations the words of `text` name (module docstring), but `derived`."""
-    lowered = text.lower()
+    """The operations the words of `text` name (module docstring), but `derived`; a clause that opens
+    with `plus` (`2.3 GW under construction plus 3.9 GW permitted`) writes an addend, not a sum."""
+    lowered = _ADDEND.sub("", text.lower(), count=1)
     return frozenset(name for name, regex in _SIGNALS.items() if name != DERIVED and regex.search(lowered))
 
 
+_ADDEND = re.compile(r"^\W*plus\b")
 _OPENING = re.compile(
     r"^[\s(,;:–—-]*(?:derived|computed|calculated|i\.e\.|impl(?:y|ies|ied))\b", re.IGNORECASE
 )

@@ -158,6 +158,13 @@ FACTS = [
     # a programme's total against the floor its act set (S56)
     ("Fact-105", "The 2.6 GW contracted across the three rounds exceeded the Act's floor of at least 2.4 GW by "
                  "0.2 GW.", "S56"),
+    # an operator's total spend by year and its battery operators' part, a list written with its scale once
+    ("Fact-109", "The operator's total ancillary spend was EUR 340m (2022), EUR 410m (2023) and EUR 520m "
+                 "(2024); battery operators' share (95/180/310m) rose.", "S59"),
+    # an operator's revenue by year (S60), and the revenue per MW it is divided into, its division written out
+    ("Fact-110", "Battery revenue per MW of fleet was about EUR 90k/MW-yr in 2022 (95m / ~1.05 GW) and ~109k in "
+                 "2023 (180m / ~1.65 GW).", "S60"),
+    ("Fact-111", "Battery operators' revenues were EUR 95m (2022) and EUR 180m (2023).", "S60"),
 ]  # fmt: skip
 QUOTES = {
     "Fact-066": "| 2024 | 39,500 | 31,300 | 4,900 | 3,300 |",
@@ -175,7 +182,7 @@ def _doc() -> TaskDoc:
     facts = [
         Fact(fid, text, [src], quote=QUOTES.get(fid, ""), verified=Verified.YES) for fid, text, src in FACTS
     ]
-    ids = [f"S{i:02d}" for i in range(1, 59)]
+    ids = [f"S{i:02d}" for i in range(1, 61)]
     sources = [
         Source(s, f"Source {s}", URLS.get(s, f"https://example.org/{s}"), KINDS.get(s, "unknown"))
         for s in ids
@@ -316,6 +323,25 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("a part of a written sum as another part",
      "The pipeline held 3.9 GW under construction and 2.3 GW permitted [S12].", ["3.9 GW", "2.3 GW"]),
     ("the parts of a written sum", "The pipeline held 2.3 GW under construction and 3.9 GW permitted [S12].", []),
+    ("a part of a written sum as the whole its words name", "3.9 GW is in the pipeline [S12].", ["3.9 GW"]),
+    ("the whole of a written sum its words name", "6.2 GW is in the pipeline [S12].", []),
+    ("a part of a written sum its words name", "3.9 GW is permitted in the pipeline [S12].", []),
+    ("a text's whole as the part its words name",
+     "Battery operators' ancillary revenue reached EUR 520m in 2024 [S59].", ["EUR 520m"]),
+    ("a text's part its words name",
+     "Battery operators' ancillary revenue reached EUR 310m in 2024 [S59].", []),
+    ("a rate as the amount it is computed from, a list written per something once",
+     "Battery revenue was about EUR 90k and 180000k per MW-year for 2022-2023 [S60].", ["180000k"]),
+    ("a rate its list writes per something once",
+     "Battery revenue was about EUR 90k and 109k per MW-year for 2022-2023 [S60].", []),
+    ("an amount a rate is computed from", "Battery operators' revenue was EUR 180m in 2023 [S60].", []),
+    ("an amount per year, no rate of another unit",
+     "Battery operators' revenue was EUR 180m per year in 2023 [S60].", []),
+    ("a text's whole its words name", "The operator's total ancillary spend reached EUR 520m in 2024 [S59].", []),
+    ("an addend written as the sum of its fellow and another",
+     "The pipeline held 2.3 GW under construction plus 6.2 GW permitted [S22].", ["6.2 GW"]),
+    ("an addend and the sum its words name",
+     "The pipeline held 2.3 GW under construction plus 3.9 GW permitted, 6.2 GW in total [S22].", []),
     ("a conflict's evidence weights", "The NSO's 4.8 GW is preferred by evidence weight (margin 0.12) [S01][S03].", []),
     ("a count only a conflict's wording gives",
      "The industry's figure includes 5 behind-the-meter sites [S01][S03].", ["5"]),
