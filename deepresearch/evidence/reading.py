@@ -300,7 +300,7 @@ _ON_TO = re.compile(
 # Where a number's own phrase ends after it; before it, `in` ends one too (`EUR 2.0bn in nominal
 # terms`, `2.4 hours of storage`: words that follow a number on `in` or `of` are its own).
 _TAIL_BREAK = re.compile(
-    r"[,;:()\[\]]|\b(?:during|at|on|for|from|to|by|with|while|than|as|and|or|but|against|versus|vs)\b",
+    r"[,;:()\[\]]|\b(?:during|at|on|for|from|to|by|with|while|than|as|and|or|plus|but|against|versus|vs)\b",
     re.IGNORECASE,
 )
 # ... but not the `by` of who did what a count's noun names (`38,100 rides by staff`): a time's `by`
