@@ -12,6 +12,7 @@ from itertools import pairwise
 from deepresearch.evidence.bound import Bound, Context
 from deepresearch.evidence.forecasts import a_forecast, measured, outturn
 from deepresearch.evidence.lists import list_ends, share_units
+from deepresearch.evidence.phrases import after_break, lead_words, tail_phrase, tail_words
 from deepresearch.evidence.quantities import Quantity, prepare, quantities
 from deepresearch.evidence.signals import (
     DERIVED,
@@ -143,7 +144,7 @@ class Reading:
         named = (
             self.context.named if self.context.named is not None else named_dimensions(self.text[start:end])
         )
-        started, ends = self._started(start, end), self._span_ends(start, end)
+        years = _SentenceYears(weak, strength, self._started(start, end), self._span_ends(start, end))
         bound: list[Bound] = []
         for c_start, c_end in clauses:
             here = [q for q in self.found if c_start <= q.start < c_end]
@@ -161,14 +162,9 @@ class Reading:
                 if q.start in inputs:  # a derivation's input: a quoted value, with only its own words
                     b = replace(b, change=change_at(self.text, q.start, q.end)[0])
                 undated = not b.years and (q.start in inputs or bool(_STARTING.search(self.text, 0, q.start)))
-                own = b.years or (frozenset() if undated else weak)
-                strong = 2 if b.years else strength
-                if self.origin and b.change and not b.years and own & started:
-                    own, strong = own - started, 0  # `from 3.4 GW at end-2024, an increase of 1.4 GW`
-                if q.start in ends:  # (`from EUR 15m to EUR 30m` over its context's 2022-2024)
-                    own, strong = frozenset({ends[q.start]}), 1
                 changing = bool(self.origin) and self._changing(q, items)
                 near = self._near(q, (c_start, c_end), (start, end))
+                own, strong = years.of(q, b, undated, bool(self.origin))
                 over = self._overall(start, end) if b.change and not b.years and near & _OVERALL else None
                 if over and not self.origin:  # (`-38% overall` after `from 210 (2022) to ... 130 (2025)`)
                     own, strong = over, 2
@@ -189,7 +185,7 @@ class Reading:
         numbers = [p for p in self.found if p.claim and sentence[0] <= p.start < sentence[1]]
         before = max((p.end for p in numbers if p.end <= q.start), default=-1)
         after = min((p.start for p in numbers if p.start >= q.end), default=sentence[1])
-        tail = terms_of(_TAIL_BREAK.split(_AGENT.sub(" " * 2, self.text[q.end : after]), 1)[0])
+        tail = tail_words(self.text[q.end : after])
         previous = next((p for p in numbers if p.end == before), None)
         if (
             previous is not None
@@ -198,15 +194,15 @@ class Reading:
         ):
             home = next(c for c in clauses_of(self.text, *sentence) if c[0] <= previous.start < c[1])
             return self._near(previous, home, sentence) | tail
-        lead = self.text[clause[0] : q.start] if before < 0 else _after_break(self.text[before : q.start])
-        return terms_of(_REPORTED.split(lead)[-1]) | tail
+        lead = self.text[clause[0] : q.start] if before < 0 else after_break(self.text[before : q.start])
+        return lead_words(lead) | tail
 
     def _forecast(self, q: Quantity, items: list[Clause], clause: Clause) -> bool:
         """A forecast's or scenario's number (evidence/forecasts.py): the words of its item up to it
         and of its own phrase after it name one, and its clause names no outturn."""
         item = next((a for a, z in items if a <= q.start < z), clause[0])
         after = min((p.start for p in self.found if p.claim and p.start >= q.end), default=clause[1])
-        tail = _TAIL_BREAK.split(self.text[q.end : min(after, clause[1])], 1)[0]
+        tail = tail_phrase(self.text[q.end : min(after, clause[1])])
         return a_forecast(self.text[item : q.end] + tail) and not outturn(self.text[slice(*clause)])
 
     def _changing(self, q: Quantity, items: list[Clause]) -> bool:
@@ -274,6 +270,27 @@ class Reading:
         )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class _SentenceYears:
+    """A sentence's years for its numbers that name none: its weak years and their strength, the
+    years its changes start from, and the span ends its `from A to B` runs over."""
+
+    weak: frozenset[int]
+    strength: int
+    started: frozenset[int]
+    ends: dict[int, int]
+
+    def of(self, q: Quantity, b: Bound, undated: bool, evidence: bool) -> tuple[frozenset[int], int]:
+        """The years a bound number is for, and how strongly."""
+        own = b.years or (frozenset() if undated else self.weak)
+        strong = 2 if b.years else self.strength
+        if evidence and b.change and not b.years and own & self.started:
+            own, strong = own - self.started, 0  # `from 3.4 GW at end-2024, an increase of 1.4 GW`
+        if q.start in self.ends:  # (`from EUR 15m to EUR 30m` over its context's 2022-2024)
+            own, strong = frozenset({self.ends[q.start]}), 1
+        return own, strong
+
+
 def _intro_years(
     clauses: list[Clause], found: Sequence[Quantity], free: Sequence[YearMention]
 ) -> frozenset[int]:
@@ -295,38 +312,6 @@ _OVERALL = frozenset({"overall", "cumulativ", "altogether"})
 _ON_TO = re.compile(
     r"\s+to\s+(?:(?:about|around|roughly|nearly|some|just|only|EUR|USD|US\$|[$€£¥])\s*)*", re.I
 )
-
-
-# Where a number's own phrase ends after it; before it, `in` ends one too (`EUR 2.0bn in nominal
-# terms`, `2.4 hours of storage`: words that follow a number on `in` or `of` are its own).
-_TAIL_BREAK = re.compile(
-    r"[,;:()\[\]]|\b(?:during|at|on|for|from|to|by|with|while|than|as|and|or|plus|but|against|versus|vs)\b",
-    re.IGNORECASE,
-)
-# ... but not the `by` of who did what a count's noun names (`38,100 rides by staff`): a time's `by`
-# (`by 2030`, `by the end of 2025`) and a `by` right after the number or its unit (`rose 5% by volume`) do.
-_AGENT = re.compile(
-    r"(?<=[a-z]\s)by(?=\s+(?!(?:the\s+)?(?:end|start|beginning|middle|close|mid|early|late|then|now|"
-    r"next|last|this|year|month|quarter|week|day|january|february|march|april|may|june|july|august|"
-    r"september|october|november|december)\b)[a-z])",
-    re.IGNORECASE,
-)
-_PHRASE_BREAK = re.compile(rf"{_TAIL_BREAK.pattern}|\bin\b", re.IGNORECASE)
-
-
-# Who reports a number is not what it counts (`the office's note shows that the figure counts 38,100
-# rides`): a phrase starts after a reporting verb's `that`.
-_REPORTED = re.compile(
-    r"\b(?:show|say|said|note|report|state|find|found|estimate|suggest|indicate|confirm|claim|argue|"
-    r"explain|write|wrote|add)(?:s|ed|d)?\s+that\b",
-    re.IGNORECASE,
-)
-
-
-def _after_break(stretch: str) -> str:
-    """The words of a stretch between two numbers after its last break (a bracket that opens right
-    before the next number aside: `demand peak (9.3 GW)`): the next number's."""
-    return _PHRASE_BREAK.split(stretch.rstrip().rstrip("([").rstrip())[-1]
 
 
 def _margin(text: str, start: int) -> bool:
