@@ -6,8 +6,8 @@ and caption (report/number_scope.py), against the facts of the sources cited the
 stated by one of them for the same thing — its year, its change or level, what it is a number of
 (evidence/number_match.py), by a source the citation closing its clause cites when the sentence
 cites several, and, when a possessive right before it names a cited source by its publisher or its
-kind (`AHPA's 205,000`, `the blog's 250,000`), one of that source's figures — or be derived, where its words say so, from their numbers and the
-sentence's own (evidence/derivation.py). A fact contributes its statement's numbers and its quote's;
+kind (`AHPA's 205,000`, `the blog's 250,000`), one of that source's figures — or be derived, where
+its words say so, from their numbers and the sentence's own (evidence/derivation.py). A fact contributes its statement's numbers and its quote's;
 a fact marked `Verified: partial` only the statement numbers its quote grounds; a fact the verifier
 judged `unsupported` nothing (it has left the closed world). The evidence weights and margin that code
 wrote into a conflict between cited facts count too, for bare numbers only, and only they state a
