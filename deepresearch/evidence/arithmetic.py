@@ -102,6 +102,9 @@ class Target:
     change: bool = False  # the claim is a change
     since: int | None = None  # the year the claimed change runs from (`+3.2 GW from the end-2025 level`)
     said: bool = True  # its words name a difference (a change they do not: only of two levels)
+    whole: frozenset[str] = (
+        frozenset()
+    )  # a share's whole, as its words name it (`65% of the capacity under construction`)
 
     @property
     def low(self) -> float:
@@ -220,8 +223,8 @@ def _pair(op: str, index: _Index, b: Operand, target: Target, direction: int) ->
         over = next((a for a in index.within(b.value * lo, b.value * hi) if a is not b), None)
         return f"ratio {_show(over)} / {_show(b)}" if over else ""
     if op == SHARE:
-        if b.dimension == "%":
-            return ""  # a share is of a whole, not of a per cent
+        if b.dimension == "%" or (target.whole and not b.terms & target.whole):
+            return ""  # a share is of a whole, not of a per cent; of the whole its words name
         part = next((a for a in index.within(b.value * lo / 100, b.value * hi / 100) if a is not b), None)
         return f"share {_show(part)} of {_show(b)}" if part else ""
     window = (b.value * (1 + direction * lo / 100), b.value * (1 + direction * hi / 100))  # growth

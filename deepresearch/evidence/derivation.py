@@ -25,10 +25,11 @@ not a region's end-2025 figure plus another). A change from a year's level (`+3.
 end-2025 level`) is a later level less that year's, or a sum of later changes. Bare numbers
 (counts) combine only within one sentence, row or fact; a report sentence's per cent takes a
 cited fact's numbers only in a unit the sentence names (not 4.0 GWh of 7.5 GWh for a sentence
-about GW). The result is recomputed and accepted within the number's rounding: half its last
-written digit (a whole number's trailing zeros count: 30% is not 31.4%), at most 5% but for a per
-cent (3% is 2.55%) (evidence/arithmetic.py: the operations, searched by bisection, so a number
-costs O(n log n) in the evidence size).
+about GW), and a per cent whose words name its whole (`65% of the capacity under construction`) is a
+share only of a number about a distinctive word of that name. The result is recomputed and
+accepted within the number's rounding: half its last written digit (a whole number's trailing
+zeros count: 30% is not 31.4%), at most 5% but for a per cent (3% is 2.55%) (evidence/arithmetic.py:
+the operations, searched by bisection, so a number costs O(n log n) in the evidence size).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.quantities import Reading
 from deepresearch.evidence.rivals import worded_change
 from deepresearch.evidence.signals import ANNUAL, DERIVED, DIFFERENCE, GROWTH, RATIO, SHARE, SUM
+from deepresearch.evidence.terms import terms_of
 
 TOLERANCE = 0.05
 _EPSILON = 1e-9
@@ -75,6 +77,24 @@ def _since(claim: Bound) -> bool:
             rf"\b(?:from|since)\s+(?:the\s+)?(?:(?:end|mid|start)(?:-|\s+of\s+))?{year}\b", claim.clause
         )
     )
+
+
+# `65-87% of the capacity under construction`: the words after a per cent's `of` name its whole
+_OF_WHOLE = re.compile(
+    r"(?:\s*[-–]\s*\d+(?:\.\d+)?)?\s*%?\s+of\s+(?:(?:the|its|their|all)\s+)?([^\W\d][^,;:.()\[\]]*)",
+    re.IGNORECASE,
+)
+
+
+def _named_whole(claim: Bound, distinctive: Callable[[frozenset[str]], frozenset[str]]) -> frozenset[str]:
+    """The distinctive words a report's per cent names its whole by (`65% of the capacity under
+    construction`: construction); none when it names none (`a 60% share`)."""
+    text = claim.quantity.text
+    at = claim.clause.find(text)
+    if claim.quantity.dimension != "%" or at < 0:
+        return frozenset()
+    found = _OF_WHOLE.match(claim.clause, at + len(text))
+    return distinctive(terms_of(" ".join(found.group(1).split()[:6]))) if found else frozenset()
 
 
 def _targets(claim: Bound) -> list[tuple[Reading, str]]:
@@ -114,7 +134,10 @@ def derive(
         value = float(reading.value)
         half = float(reading.exact) / 2  # a per cent rounds to its last digit (3% is 2.55%)
         tolerance = (half if dimension == "*" else min(half, TOLERANCE * abs(value))) + _EPSILON * abs(value)
-        target = Target(value, tolerance, dimension == "*", claim.direction, year, claim.change, since, said)
+        target = Target(
+            value, tolerance, dimension == "*", claim.direction, year, claim.change, since, said,
+            _named_whole(claim, distinctive) if strict else frozenset(),
+        )  # fmt: skip
         families = _families(claim, dimension, local, evidence, strict, distinctive)
         for number, family in enumerate(families):
             years = named or (list(range(2, 11)) if number == 0 and target.rate else [])
