@@ -30,6 +30,7 @@ from deepresearch.evidence.arithmetic import operands
 from deepresearch.evidence.binding import Bound
 from deepresearch.evidence.derivation import derive
 from deepresearch.evidence.number_match import same_value
+from deepresearch.evidence.quantities import NUMBER_WORDS
 from deepresearch.evidence.signals import DERIVED, derivation_inputs, input_marks
 
 _RISE = r"rose|ris(?:e|es|en|ing)|grew|grow(?:s|n|ing)?|increas\w*|climb\w*|jump\w*|gain\w*|up|surg\w*|expand\w*|doubl\w*|tripl\w*|edged up"
@@ -112,6 +113,7 @@ def backwards(text: str, claims: Sequence[Bound], stated: Sequence[Bound | None]
     return found
 
 
+# (the number words a length or a ratio in words is read in: quantities.NUMBER_WORDS gives their values)
 _COUNTS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 _LENGTH = re.compile(
     rf"\b(?:in|over|within|across)\s+(?:the\s+)?(?:(?:last|past|next|following)\s+)?"
@@ -125,8 +127,12 @@ def _length(text: str) -> int | None:
     found = {m.group("n").lower() for m in _LENGTH.finditer(text)}
     if len(found) != 1:
         return None
-    n = found.pop()
-    return int(n) if n.isdigit() else _COUNTS.index(n) + 1
+    return _count(found.pop())
+
+
+def _count(written: str) -> int:
+    """A count written in digits or as a word (`4`, `four`: quantities' number words)."""
+    return int(written) if written.isdigit() else NUMBER_WORDS[written.lower()]
 
 
 def _from_to(text: str, claims: Sequence[Bound]) -> list[tuple[int, int]]:
@@ -190,11 +196,10 @@ def _worded(before: str, given: list[Bound], indexes: list[int]) -> list[tuple[l
     if len(found) != 1:
         return []
     m = found[0]
-    n = m.group("n")
     if m.group("part") or m.group("half"):
         ratio = 1 / _PARTS[(m.group("part") or "half").lower()]
     else:
-        ratio = 2.0 if m.group("twice") else float(int(n) if n.isdigit() else _COUNTS.index(n.lower()) + 1)
+        ratio = 2.0 if m.group("twice") else float(_count(m.group("n")))
     pairs = [
         (float(x.value), float(y.value))
         for x in given[0].quantity.readings

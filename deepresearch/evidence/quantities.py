@@ -59,14 +59,14 @@ _NUMBER = re.compile(
     r"(?<![\w.,])(?P<num>\d{1,3}(?:[ \u00a0\u202f\u2009'’]\d{3})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)*)",
     re.ASCII,
 )
-_NUMBER_WORDS = {
+NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
     "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
     "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
     "dozen": 12,
 }  # fmt: skip
-_WORD_NUMBER = re.compile(rf"\b(?:{'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
+_WORD_NUMBER = re.compile(rf"\b(?:{'|'.join(NUMBER_WORDS)})\b", re.IGNORECASE)
 _MONTHS = (
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
@@ -174,7 +174,7 @@ def _raw_numbers(text: str, words: bool, long_scale: bool) -> list[_Raw]:
         found.append(_Raw(start, match.start(), end, digits, tail.scale, unit, cjk=tail.cjk))
     if words:
         for match in _WORD_NUMBER.finditer(text):
-            value = Decimal(_NUMBER_WORDS[match.group().lower()])
+            value = Decimal(NUMBER_WORDS[match.group().lower()])
             tail = read_tail(text, match.end(), long_scale)
             reading = (Reading(value, Decimal(1), Decimal(1)),)
             end = max(tail.end, match.end())
